@@ -1,0 +1,71 @@
+"""Reverse-mode engine and its PyTorch-style face (``eagerad.autograd``).
+
+>>> import eagerad
+>>> x = eagerad.tensor(2.0, requires_grad=True)
+>>> eagerad.autograd.grad(x ** 3, x)[0].item()
+12.0
+"""
+from ..tensor import Tensor, tensor as _tensor
+from . import forward_ad
+from .engine import backward as _engine_backward
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+
+
+def _as_list(x):
+    if x is None:
+        return None
+    return list(x) if isinstance(x, (tuple, list)) else [x]
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(tensors)/d(leaf) into every leaf's ``.grad``.
+
+    >>> x = eagerad.tensor(1.0, requires_grad=True); backward(x * 3); x.grad.item()
+    3.0
+    """
+    tensors = _as_list(tensors)
+    grads = _as_list(grad_tensors) or [None] * len(tensors)
+    if len(grads) != len(tensors):
+        raise ValueError(f"grad_tensors has {len(grads)} entries for {len(tensors)} tensors")
+    _engine_backward(tensors, grads, retain_graph, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=False):
+    """Gradients of ``outputs`` w.r.t. ``inputs`` as a tuple; ``.grad`` is untouched.
+
+    With ``create_graph=True`` the result is itself differentiable.
+
+    >>> x = eagerad.tensor(1.0, requires_grad=True)
+    >>> (g,) = grad(x.sin(), x, create_graph=True); grad(g, x)[0].item()  # -sin(1)
+    -0.8414709568023682
+    """
+    single = isinstance(inputs, Tensor)
+    outputs = _as_list(outputs)
+    inputs = _as_list(inputs)
+    grads = _as_list(grad_outputs) or [None] * len(outputs)
+    if len(grads) != len(outputs):
+        raise ValueError(f"grad_outputs has {len(grads)} entries for {len(outputs)} outputs")
+    result = _engine_backward(outputs, grads, retain_graph, create_graph, inputs, allow_unused)
+    return result if not single else result
+
+
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate the gradient of this tensor into the leaves' ``.grad``.
+
+    ``gradient`` is required for non-scalar tensors (the vector in a vector-Jacobian product).
+    """
+    _engine_backward([self], [gradient], retain_graph, create_graph)
+
+
+def Variable(data, requires_grad=False):
+    """PyTorch's legacy wrapper: now just a tensor."""
+    if isinstance(data, Tensor):
+        return data.requires_grad_(requires_grad) if requires_grad else data
+    return _tensor(data, requires_grad=requires_grad)
+
+
+Tensor.backward = _tensor_backward
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+           "forward_ad", "Variable"]

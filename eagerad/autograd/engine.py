@@ -1,0 +1,227 @@
+"""The backward engine: walks the graph in dependency order, without recursion.
+
+Gradients are summed with the Tensor ``+`` operator, so with ``create_graph``
+the walk itself is recorded and can be differentiated again.  Leaves are
+reached last, after every path into them has delivered its part.
+"""
+import heapq
+
+from ..tensor import Tensor, ones_like
+from .grad_mode import state as grad_state
+from .node import Node, anomaly
+
+
+def _edge_of(t):
+    """Where a gradient for tensor ``t`` enters the graph: (node, output index) or (leaf, 0)."""
+    if t.grad_fn is not None:
+        return t.grad_fn, t._out_index
+    return t, 0
+
+
+def _check_seed(i, out, g):
+    if g is None:
+        if out.size != 1:
+            raise RuntimeError(
+                f"grad can be implicitly created only for scalar outputs: output {i} has shape "
+                f"{out.shape}; pass gradient=/grad_outputs= of that shape")
+        return ones_like(out)
+    if not isinstance(g, Tensor):
+        g = Tensor(g, dtype=out.dtype, device=out.device)
+    if g.shape != out.shape:
+        if g.size == out.size == 1:
+            return g.reshape(out.shape)
+        raise RuntimeError(f"gradient for output {i} has shape {g.shape}, but the output has "
+                           f"shape {out.shape}")
+    if g.device != out.device:
+        raise RuntimeError(f"gradient for output {i} is on {g.device}, output is on {out.device}")
+    return g
+
+
+def _collect(roots):
+    """Dependency counts of every node reachable from ``roots`` and a post-order."""
+    deps = {}
+    order = []
+    seen = set()
+    stack = [(n, False) for n in roots]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.append((node, True))
+        for edge in node.next:
+            if edge is not None and type(edge[0]) is Node:
+                child = edge[0]
+                deps[child] = deps.get(child, 0) + 1
+                if child not in seen:
+                    stack.append((child, False))
+    return deps, order
+
+
+def _needed(order, capture):
+    """Nodes on a path to a captured input (``order`` lists children first)."""
+    need = set()
+    for node in order:
+        if node in capture or any(e is not None and (e[0] in need or e[0] in capture)
+                                  for e in node.next):
+            need.add(node)
+    return need
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def backward(outputs, grad_outputs, retain_graph=None, create_graph=False, inputs=None,
+             allow_unused=False):
+    """Core of ``Tensor.backward`` and ``autograd.grad``.
+
+    Without ``inputs`` gradients accumulate into the leaves' ``.grad``; with
+    ``inputs`` they are returned (one per input, None where unused) and no
+    ``.grad`` is touched.
+    """
+    if retain_graph is None:
+        retain_graph = create_graph
+    outputs = list(outputs)
+    for i, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            raise TypeError(f"outputs[{i}] must be a Tensor, got {type(out).__name__}")
+        if not out._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
+                               "grad_fn (was it computed under no_grad, or from tensors that do not "
+                               "require grad?)")
+    seeds = [_check_seed(i, out, g) for i, (out, g) in enumerate(zip(outputs, grad_outputs))]
+
+    capture = None
+    if inputs is not None:
+        capture = {}
+        for i, t in enumerate(inputs):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"inputs[{i}] must be a Tensor, got {type(t).__name__}")
+            if not t._requires_grad:
+                raise RuntimeError(f"inputs[{i}] (shape {t.shape}) does not require grad")
+            node, idx = _edge_of(t)
+            capture.setdefault(node, set()).add(idx)
+
+    prev = grad_state.enabled
+    grad_state.enabled = bool(create_graph)
+    try:
+        captured = _run(outputs, seeds, retain_graph, create_graph, capture)
+    finally:
+        grad_state.enabled = prev
+    if inputs is None:
+        return None
+    result = []
+    for i, t in enumerate(inputs):
+        g = captured.get(_edge_of(t))
+        if g is None and not allow_unused:
+            raise RuntimeError(f"inputs[{i}] (shape {t.shape}) was not used to compute the outputs; "
+                               "pass allow_unused=True to get None for it")
+        result.append(g)
+    return tuple(result)
+
+
+def _run(outputs, seeds, retain_graph, create_graph, capture):
+    buffers = {}      # node -> list of gradient per output
+    leaf_grads = {}   # leaf tensor -> summed gradient
+    root_nodes = []
+    for out, g in zip(outputs, seeds):
+        target, idx = _edge_of(out)
+        if type(target) is Node:
+            buf = buffers.get(target)
+            if buf is None:
+                buf = buffers[target] = [None] * target.n_outputs
+                root_nodes.append(target)
+            buf[idx] = _add(buf[idx], g)
+        else:
+            leaf_grads[target] = _add(leaf_grads.get(target), g)
+
+    deps, order = _collect(root_nodes)
+    need = _needed(order, capture) if capture is not None else None
+    captured = {}
+    ready = [(-n.seq, n) for n in root_nodes if deps.get(n, 0) == 0]
+    heapq.heapify(ready)
+    while ready:
+        _, node = heapq.heappop(ready)
+        grads = buffers.pop(node, None)
+        if grads is None:       # every path into this node carried no gradient
+            grads = [None] * node.n_outputs
+        if node.pre_hooks is not None or node.retained is not None:
+            grads = _node_hooks(node, grads, create_graph)
+        if capture is not None and node in capture:
+            for idx in capture[node]:
+                captured[(node, idx)] = grads[idx]
+        if (need is None or node in need) and any(g is not None for g in grads):
+            in_grads = _call(node, grads, create_graph)
+            if not retain_graph:
+                node.release()
+        else:
+            in_grads = ()
+        for edge, g in zip(node.next, in_grads):
+            if edge is None or g is None:
+                continue
+            target, idx = edge
+            if type(target) is Node:
+                buf = buffers.get(target)
+                if buf is None:
+                    buf = buffers[target] = [None] * target.n_outputs
+                buf[idx] = _add(buf[idx], g)
+            else:
+                leaf_grads[target] = _add(leaf_grads.get(target), g)
+        for edge in node.next:
+            if edge is not None and type(edge[0]) is Node:
+                child = edge[0]
+                left = deps[child] - 1
+                deps[child] = left
+                if left == 0:
+                    heapq.heappush(ready, (-child.seq, child))
+
+    for leaf, g in leaf_grads.items():
+        if leaf._hooks:
+            g = _apply_hooks(leaf._hooks, g)
+        if capture is not None:
+            if leaf in capture:
+                captured[(leaf, 0)] = g
+            continue
+        if not create_graph:
+            g = g.detach() if g._requires_grad else g
+        leaf._grad = g if leaf._grad is None else leaf._grad + g
+    return captured
+
+
+def _call(node, grads, create_graph):
+    inputs, outs = node.unpack()
+    result = node.backward_fn(grads, inputs, outs)
+    if anomaly.enabled:
+        anomaly.check(node, result)
+    return result
+
+
+def _apply_hooks(hooks, g):
+    for hook in list(hooks.values()):
+        new = hook(g)
+        if new is not None:
+            g = new
+    return g
+
+
+def _node_hooks(node, grads, create_graph):
+    grads = list(grads)
+    for idx in range(node.n_outputs):
+        if grads[idx] is None:
+            continue
+        if node.pre_hooks is not None and node.pre_hooks.get(idx):
+            grads[idx] = _apply_hooks(node.pre_hooks[idx], grads[idx])
+        if node.retained is not None and idx in node.retained:
+            t = node.retained[idx]()
+            if t is not None:
+                g = grads[idx] if create_graph else grads[idx].detach()
+                t._grad = g if t._grad is None else t._grad + g
+    return grads

@@ -1,0 +1,120 @@
+"""Graph nodes.  A node is created by every recorded operation; it knows the
+edges to the nodes (or leaf tensors) of its inputs and a ``backward_fn`` written
+by the op layer.  Nodes hold their input tensors only until backward frees them.
+"""
+import itertools
+import sys
+import traceback
+
+from ..tensor import Tensor
+
+_sequence = itertools.count()
+
+
+class SavedTensorModified(RuntimeError):
+    pass
+
+
+class Node:
+    """One recorded operation.
+
+    ``backward_fn(grads, inputs, outputs)`` gets one gradient per output (None
+    where none flowed) and returns one gradient (or None) per entry of ``next``.
+    ``saved`` are the input tensors whose values the rule reads; their versions
+    are checked when backward unpacks them.
+    """
+    __slots__ = ("name", "backward_fn", "next", "inputs", "saved_versions", "out_data",
+                 "out_version", "out_tangents", "n_outputs", "seq", "pre_hooks", "retained",
+                 "released", "trace", "device", "__weakref__")
+
+    def __init__(self, name, backward_fn, next_edges, inputs, saved, outputs, save_outputs):
+        self.name = name
+        self.backward_fn = backward_fn
+        self.next = next_edges
+        self.inputs = inputs
+        self.saved_versions = tuple((t, t._version, t._version[0]) for t in saved)
+        self.n_outputs = len(outputs)
+        self.device = outputs[0]._device
+        self.out_data = tuple(o._data for o in outputs) if save_outputs else None
+        self.out_version = tuple((o._version, o._version[0]) for o in outputs) if save_outputs else None
+        self.out_tangents = None
+        self.seq = next(_sequence)
+        self.pre_hooks = None
+        self.retained = None
+        self.released = False
+        self.trace = _creation_trace() if anomaly.enabled else None
+
+    def __repr__(self):
+        return f"<{self.name} object at {id(self):#x}>"
+
+    def __call__(self, *args):
+        raise TypeError(f"{self.name} is a graph node; call backward() on its output instead")
+
+    def unpack(self):
+        """Inputs and outputs for the rule, checking that none was changed in place."""
+        if self.released:
+            raise RuntimeError(
+                f"Trying to backward through the graph a second time (node {self.name}): its saved "
+                "tensors were freed by the first backward. Specify retain_graph=True on the first "
+                "backward()/grad() call if you need to backward twice.")
+        for t, ver, seen in self.saved_versions:
+            if ver[0] != seen:
+                raise RuntimeError(
+                    f"one of the variables needed for gradient computation has been modified by an "
+                    f"inplace operation: a tensor of shape {list(t.shape)} and dtype {t.dtype} saved "
+                    f"by {self.name} is at version {ver[0]}; expected version {seen} instead. "
+                    "Use an out-of-place op (or .clone()) before modifying it.")
+        if self.out_data is None:
+            return self.inputs, None
+        outs = []
+        for i, data in enumerate(self.out_data):
+            ver, seen = self.out_version[i]
+            if ver[0] != seen:
+                raise RuntimeError(
+                    f"one of the variables needed for gradient computation has been modified by an "
+                    f"inplace operation: the output of {self.name} (shape {list(data.shape)}) is at "
+                    f"version {ver[0]}; expected version {seen} instead.")
+            t = Tensor._make(data, self.device, True, self, ver)
+            t._out_index = i
+            if self.out_tangents is not None:
+                t._tangents = self.out_tangents[i]
+            outs.append(t)
+        return self.inputs, outs
+
+    def release(self):
+        """Drop saved values after a backward that does not retain the graph.
+
+        A node that saved nothing (add, reshape, ...) keeps its inputs' metadata
+        and may run again, as in PyTorch.
+        """
+        if self.saved_versions or self.out_data is not None:
+            self.released = True
+            self.inputs = None
+            self.saved_versions = ()
+            self.out_data = self.out_version = self.out_tangents = None
+
+
+class _Anomaly:
+    """Anomaly mode (``autograd.detect_anomaly``): nodes remember where they were
+    made, and a NaN/Inf produced by a backward rule raises at that node."""
+    enabled = False
+
+    @staticmethod
+    def check(node, grads):
+        for i, g in enumerate(grads):
+            if g is None or g.dtype.kind != "f":
+                continue
+            arr = g.numpy()
+            if not (arr == arr).all() or (abs(arr) == float("inf")).any():
+                where = node.trace or "(creation point not recorded)\n"
+                raise RuntimeError(
+                    f"Function '{node.name}' returned nan/inf values in its gradient for input {i} "
+                    f"(shape {list(g.shape)}). The forward op was created at:\n{where}")
+
+
+anomaly = _Anomaly()
+
+
+def _creation_trace():
+    frames = traceback.extract_stack(sys._getframe(3))
+    return "".join(traceback.format_list(frames[-6:]))

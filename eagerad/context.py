@@ -1,0 +1,82 @@
+"""Run-time settings (``eagerad.set_context`` / ``eagerad.context``), MindSpore style.
+
+Everything runs eagerly: ``GRAPH_MODE`` is accepted (said once) so MindSpore
+scripts run unchanged.  ``device_target="GPU"`` makes CUDA the default device
+when it is usable; otherwise it warns once and stays on the CPU.
+
+>>> import eagerad
+>>> eagerad.set_context(mode=eagerad.context.PYNATIVE_MODE)
+"""
+import warnings
+
+from .device import CPU, Device
+
+GRAPH_MODE = 0
+PYNATIVE_MODE = 1
+
+_settings = {"mode": PYNATIVE_MODE, "device_target": "CPU"}
+_default = [CPU]
+_said = set()
+
+
+def _once(key, message):
+    if key not in _said:
+        _said.add(key)
+        warnings.warn(message, stacklevel=3)
+
+
+def cuda_problem():
+    """None when CUDA can be used, else a sentence saying what is missing."""
+    try:
+        from numba import cuda
+    except ImportError:
+        return "numba is not installed"
+    try:
+        if not cuda.is_available():
+            return ("no usable CUDA GPU/driver was found (install the extra with "
+                    "`pip install eagerad[cuda]` and check `nvidia-smi`)")
+    except Exception as err:  # numba raises various driver errors
+        return f"CUDA could not be initialised: {err}"
+    return None
+
+
+def require_cuda():
+    """Raise a clear RuntimeError when the GPU is asked for but cannot be used."""
+    problem = cuda_problem()
+    if problem:
+        raise RuntimeError(f"device='cuda' was requested but {problem}")
+
+
+def set_context(mode=None, device_target=None, device_id=None, **ignored):
+    """MindSpore's ``set_context``; unknown keywords are accepted and ignored."""
+    if mode is not None:
+        if mode not in (GRAPH_MODE, PYNATIVE_MODE):
+            raise ValueError(f"mode must be GRAPH_MODE (0) or PYNATIVE_MODE (1), got {mode!r}")
+        if mode == GRAPH_MODE:
+            _once("graph", "eagerad runs every mode eagerly: GRAPH_MODE is accepted and runs "
+                           "as PYNATIVE_MODE")
+        _settings["mode"] = mode
+    if device_target is not None:
+        target = str(device_target).upper()
+        if target not in ("CPU", "GPU", "ASCEND"):
+            raise ValueError(f"device_target must be 'CPU' or 'GPU', got {device_target!r}")
+        _settings["device_target"] = target
+        if target == "GPU":
+            problem = cuda_problem()
+            if problem:
+                _once("gpu", f"device_target='GPU' but {problem}; running on the CPU")
+                _default[0] = CPU
+            else:
+                _default[0] = Device("cuda", device_id or 0)
+        else:
+            if target == "ASCEND":
+                _once("ascend", "device_target='Ascend' is not available; running on the CPU")
+            _default[0] = CPU
+
+
+def get_context(key):
+    return _settings[key]
+
+
+def default_device():
+    return _default[0]

@@ -1,0 +1,50 @@
+"""Devices: where a tensor's buffer lives.
+
+>>> from eagerad.device import Device
+>>> Device("cuda:0").type
+'cuda'
+"""
+
+
+class Device:
+    """A device such as ``cpu`` or ``cuda:0``; compares equal to its string."""
+    __slots__ = ("type", "index")
+
+    def __init__(self, spec="cpu", index=None):
+        if isinstance(spec, Device):
+            self.type, self.index = spec.type, spec.index
+            return
+        if not isinstance(spec, str):
+            raise TypeError(f"device must be a string like 'cpu' or 'cuda:0', got {spec!r}")
+        kind, _, idx = spec.lower().partition(":")
+        if kind == "gpu":
+            kind = "cuda"
+        if kind not in ("cpu", "cuda"):
+            raise ValueError(f"device={spec!r} is not known; use 'cpu' or 'cuda'")
+        self.type = kind
+        self.index = int(idx) if idx else (index if index is not None else (0 if kind == "cuda" else None))
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = Device(other)
+        return isinstance(other, Device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self):
+        return f"device(type='{self.type}'" + ("" if self.index is None else f", index={self.index}") + ")"
+
+
+CPU = Device("cpu")
+
+
+def as_device(spec):
+    """Accept a Device, a string, or None (meaning the default device)."""
+    if spec is None:
+        from .context import default_device
+        return default_device()
+    return spec if isinstance(spec, Device) else Device(spec)

@@ -1,0 +1,82 @@
+"""dtypes and type promotion.
+
+A dtype here *is* the numpy dtype object, so backends can use it directly; the
+MindSpore-style names (``Float32``) exist only for printing.  Promotion follows
+PyTorch/MindSpore rather than numpy where they differ: mixing an integer tensor
+with a float tensor keeps the float's width (numpy would widen int32+float32 to
+float64), and Python scalars are weak (``float32 * 2.0`` stays float32).
+
+>>> import eagerad
+>>> eagerad.float32
+dtype('float32')
+"""
+import numpy as np
+
+float16 = np.dtype(np.float16)
+float32 = np.dtype(np.float32)
+float64 = np.dtype(np.float64)
+int8 = np.dtype(np.int8)
+int16 = np.dtype(np.int16)
+int32 = np.dtype(np.int32)
+int64 = np.dtype(np.int64)
+uint8 = np.dtype(np.uint8)
+bool_ = np.dtype(np.bool_)
+
+# MindSpore aliases (``mstype.float32`` and friends).
+half, single, double = float16, float32, float64
+float_, int_ = float32, int64
+
+_MS_NAMES = {float16: "Float16", float32: "Float32", float64: "Float64", int8: "Int8",
+             int16: "Int16", int32: "Int32", int64: "Int64", uint8: "UInt8", bool_: "Bool"}
+SUPPORTED = tuple(_MS_NAMES)
+default_float = float32
+
+
+def ms_name(dtype):
+    """MindSpore's printed name of a dtype (``Float32``)."""
+    return _MS_NAMES.get(dtype, str(dtype))
+
+
+def is_floating(dtype):
+    return dtype.kind == "f"
+
+
+def as_dtype(dtype, argname="dtype"):
+    """Normalise anything numpy understands (``'float32'``, ``np.float32``) to a dtype."""
+    if dtype is None:
+        return None
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{argname} must be an eagerad dtype such as eagerad.float32, got {dtype!r}") from None
+    if dt not in _MS_NAMES:
+        raise TypeError(f"{argname}={dt} is not supported; use one of "
+                        f"{', '.join(str(d) for d in SUPPORTED)}")
+    return dt
+
+
+_promotion_cache = {}
+
+
+def promote(a, b):
+    """Result dtype of a binary op between two tensors' dtypes."""
+    key = (a, b)
+    res = _promotion_cache.get(key)
+    if res is None:
+        if a.kind == "f" and b.kind != "f":
+            res = a
+        elif b.kind == "f" and a.kind != "f":
+            res = b
+        else:
+            res = np.promote_types(a, b)
+        _promotion_cache[key] = res
+    return res
+
+
+def promote_scalar(dtype, scalar):
+    """Result dtype of ``tensor op python_scalar``: the scalar is weak."""
+    if isinstance(scalar, bool):
+        return dtype
+    if isinstance(scalar, float) and dtype.kind != "f":
+        return default_float
+    return dtype

@@ -1,0 +1,61 @@
+"""Matrix product with numpy's batching/broadcasting rules (BLAS underneath).
+
+>>> import eagerad
+>>> eagerad.ops.matmul(eagerad.ones(2, 3), eagerad.ones(3, 4)).shape
+(2, 4)
+"""
+import numpy as np
+
+from .math import as_tensor, operands
+from .registry import defop
+
+
+def _as_2d(a, b):
+    """Promote 1-D operands as numpy does: a -> (1, n), b -> (n, 1)."""
+    return (a.reshape((1,) + a.shape) if a.ndim == 1 else a,
+            b.reshape(b.shape + (1,)) if b.ndim == 1 else b)
+
+
+def _grad_a(g, ans, a, b):
+    a2, b2 = _as_2d(a, b)
+    g2 = g.reshape(_matmul_shape(a2.shape, b2.shape))
+    r = _matmul(g2, b2.swapaxes(-1, -2))
+    return r.reshape(r.shape[:-2] + r.shape[-1:]) if a.ndim == 1 else r
+
+
+def _grad_b(g, ans, a, b):
+    a2, b2 = _as_2d(a, b)
+    g2 = g.reshape(_matmul_shape(a2.shape, b2.shape))
+    r = _matmul(a2.swapaxes(-1, -2), g2)
+    return r.reshape(r.shape[:-1]) if b.ndim == 1 else r
+
+
+def _matmul_shape(sa, sb):
+    batch = np.broadcast_shapes(sa[:-2], sb[:-2])
+    return tuple(batch) + (sa[-2], sb[-1])
+
+
+_matmul = defop("matmul", lambda B, a, b: B.matmul(a, b), vjp=(_grad_a, _grad_b),
+                jvp=(lambda t, ans, a, b: _matmul(t, b), lambda t, ans, a, b: _matmul(a, t)))
+
+
+def matmul(a, b):
+    """Matrix product; leading dimensions broadcast as batches.
+
+    >>> matmul(eagerad.ones(5, 2, 3), eagerad.ones(3, 4)).shape
+    (5, 2, 4)
+    """
+    a, b = operands("matmul", as_tensor(a), as_tensor(b))
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"matmul: operands must be at least 1-D, got shapes {a.shape} and {b.shape}")
+    ka = a.shape[-1]
+    kb = b.shape[-2] if b.ndim > 1 else b.shape[0]
+    if ka != kb:
+        raise ValueError(f"matmul: shapes {a.shape} and {b.shape} are not aligned: {ka} (last dim "
+                         f"of a) != {kb} ({'second-to-last' if b.ndim > 1 else 'only'} dim of b)")
+    try:
+        np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise ValueError(f"matmul: batch dimensions of {a.shape} and {b.shape} cannot be "
+                         "broadcast together") from None
+    return _matmul(a, b)

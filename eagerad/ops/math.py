@@ -1,0 +1,275 @@
+"""Elementwise ops: one ``defop`` line each, forward + vjp + jvp side by side.
+
+Rules are written with the ops defined here, so they are differentiable again.
+
+>>> import eagerad
+>>> from eagerad import ops
+>>> ops.sin(eagerad.tensor([0.0]))
+Tensor(shape=[1], dtype=Float32, value= [ 0.00000000e+00])
+"""
+import numbers
+
+import numpy as np
+
+from .. import dtype as dt
+from ..tensor import Tensor
+from .registry import defop
+
+
+def _unary(name, vjp=None, jvp=None, **kw):
+    return defop(name, lambda B, x: B.unary(name, x), vjp=vjp, jvp=jvp, **kw)
+
+
+def _linear(rule):
+    """A rule that is the same linear map for cotangents and tangents."""
+    return rule, rule
+
+
+# ---------------------------------------------------------------- unary
+_neg = _unary("neg", *_linear(lambda g, ans, x: -g), saves=())
+_exp = _unary("exp", lambda g, ans, x: g * ans, lambda t, ans, x: t * ans,
+              saves=(), save_output=True)
+_log = _unary("log", lambda g, ans, x: g / x, lambda t, ans, x: t / x)
+_sin = _unary("sin", lambda g, ans, x: g * cos(x), lambda t, ans, x: t * cos(x))
+_cos = _unary("cos", lambda g, ans, x: -g * sin(x), lambda t, ans, x: -t * sin(x))
+_tan = _unary("tan", lambda g, ans, x: g * (1 + ans * ans), lambda t, ans, x: t * (1 + ans * ans),
+              saves=(), save_output=True)
+_sinh = _unary("sinh", lambda g, ans, x: g * cosh(x), lambda t, ans, x: t * cosh(x))
+_cosh = _unary("cosh", lambda g, ans, x: g * sinh(x), lambda t, ans, x: t * sinh(x))
+_tanh = _unary("tanh", lambda g, ans, x: g * (1 - ans * ans), lambda t, ans, x: t * (1 - ans * ans),
+               saves=(), save_output=True,
+               fast=lambda B, g, ans, x: B.fused_grad("tanh", g, ans))
+_atanh = _unary("atanh", lambda g, ans, x: g / (1 - x * x), lambda t, ans, x: t / (1 - x * x))
+_asin = _unary("asin", lambda g, ans, x: g / sqrt(1 - x * x), lambda t, ans, x: t / sqrt(1 - x * x))
+_acos = _unary("acos", lambda g, ans, x: -g / sqrt(1 - x * x), lambda t, ans, x: -t / sqrt(1 - x * x))
+_atan = _unary("atan", lambda g, ans, x: g / (1 + x * x), lambda t, ans, x: t / (1 + x * x))
+_asinh = _unary("asinh", lambda g, ans, x: g / sqrt(x * x + 1), lambda t, ans, x: t / sqrt(x * x + 1))
+_acosh = _unary("acosh", lambda g, ans, x: g / sqrt(x * x - 1), lambda t, ans, x: t / sqrt(x * x - 1))
+_sigmoid = _unary("sigmoid", lambda g, ans, x: g * ans * (1 - ans),
+                  lambda t, ans, x: t * ans * (1 - ans), saves=(), save_output=True,
+                  fast=lambda B, g, ans, x: B.fused_grad("sigmoid", g, ans))
+_relu = _unary("relu", lambda g, ans, x: g * (x > 0), lambda t, ans, x: t * (x > 0),
+               fast=lambda B, g, ans, x: B.fused_grad("relu", g, x))
+_abs = _unary("abs", lambda g, ans, x: g * sign(x), lambda t, ans, x: t * sign(x))
+_sqrt = _unary("sqrt", lambda g, ans, x: g / (2 * ans), lambda t, ans, x: t / (2 * ans),
+               saves=(), save_output=True)
+_square = _unary("square", lambda g, ans, x: g * 2 * x, lambda t, ans, x: t * 2 * x)
+_log1p = _unary("log1p", lambda g, ans, x: g / (1 + x), lambda t, ans, x: t / (1 + x))
+_expm1 = _unary("expm1", lambda g, ans, x: g * (ans + 1), lambda t, ans, x: t * (ans + 1),
+                saves=(), save_output=True)
+_reciprocal = _unary("reciprocal", lambda g, ans, x: -g * ans * ans, lambda t, ans, x: -t * ans * ans,
+                     saves=(), save_output=True)
+# piecewise constant: zero derivative everywhere it exists
+_zero = _linear(lambda g, ans, x: g * 0)
+_sign = _unary("sign", *_zero, saves=())
+_floor = _unary("floor", *_zero, saves=())
+_ceil = _unary("ceil", *_zero, saves=())
+_round = _unary("round", *_zero, saves=())
+_isfinite = _unary("isfinite")
+_isnan = _unary("isnan")
+_logical_not = _unary("logical_not")
+
+# ---------------------------------------------------------------- binary
+
+
+def _binary(name, vjp=None, jvp=None, **kw):
+    return defop(name, lambda B, x, y: B.binary(name, x, y), vjp=vjp, jvp=jvp, **kw)
+
+
+def _tie_share(x, y, pick_x):
+    """Weight of x in max/min: 1 where x wins, 1/2 on ties (as PyTorch)."""
+    return pick_x * 1.0 + (x == y) * 0.5
+
+
+def _pow_grad_base(g, ans, x, y):
+    if isinstance(y, numbers.Number) and y == 0:
+        return g * 0
+    return g * y * x ** (y - 1)
+
+
+def _pow_grad_exp(g, ans, x, y):
+    safe_x = where(x > 0, x, 1) if isinstance(x, Tensor) else (x if x > 0 else 1)
+    return g * ans * log(safe_x)
+
+
+_add = _binary("add", (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
+               (lambda t, ans, x, y: t, lambda t, ans, x, y: t), saves=())
+_sub = _binary("sub", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
+               (lambda t, ans, x, y: t, lambda t, ans, x, y: -t), saves=())
+_mul = _binary("mul", (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
+               (lambda t, ans, x, y: t * y, lambda t, ans, x, y: x * t))
+_div = _binary("div", (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
+               (lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * x / (y * y)))
+_pow = _binary("pow", (_pow_grad_base, _pow_grad_exp),
+               (_pow_grad_base, _pow_grad_exp), save_output=True)
+_maximum = _binary("maximum", (lambda g, ans, x, y: g * _tie_share(x, y, x > y),
+                               lambda g, ans, x, y: g * _tie_share(y, x, y > x)),
+                   (lambda t, ans, x, y: t * _tie_share(x, y, x > y),
+                    lambda t, ans, x, y: t * _tie_share(y, x, y > x)))
+_minimum = _binary("minimum", (lambda g, ans, x, y: g * _tie_share(x, y, x < y),
+                               lambda g, ans, x, y: g * _tie_share(y, x, y < x)),
+                   (lambda t, ans, x, y: t * _tie_share(x, y, x < y),
+                    lambda t, ans, x, y: t * _tie_share(y, x, y < x)))
+_floordiv = _binary("floordiv")
+_mod = _binary("mod", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor(x / y)),
+               (lambda t, ans, x, y: t, lambda t, ans, x, y: -t * floor(x / y)))
+_COMPARE = {n: _binary(n) for n in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and",
+                                    "logical_or", "logical_xor")}
+
+_where = defop("where", lambda B, c, x, y: B.where(c, x, y),
+               vjp=(None, lambda g, ans, c, x, y: where(c, g, 0), lambda g, ans, c, x, y: where(c, 0, g)),
+               jvp=(None, lambda t, ans, c, x, y: where(c, t, 0), lambda t, ans, c, x, y: where(c, 0, t)),
+               saves=(0,))
+
+
+def _inside(x, lo, hi):
+    mask = True
+    if lo is not None:
+        mask = x >= lo
+    if hi is not None:
+        mask = (x <= hi) if mask is True else logical_and(mask, x <= hi)
+    return mask
+
+
+_clip = defop("clip", lambda B, x, lo, hi: B.clip(x, lo, hi),
+              vjp=(lambda g, ans, x, lo, hi: g * _inside(x, lo, hi),),
+              jvp=(lambda t, ans, x, lo, hi: t * _inside(x, lo, hi),), saves=(0,))
+
+# ------------------------------------------------------------ operand rules
+
+
+def _scalar(v):
+    return isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, np.ndarray)
+
+
+def as_tensor(v, like=None):
+    """Tensor for ``v``; plain data goes to ``like``'s device."""
+    if isinstance(v, Tensor):
+        return v
+    return Tensor(v, device=like.device if like is not None else None)
+
+
+def operands(name, x, y, floating=False):
+    """Make ``x``, ``y`` ready for a binary op: common dtype, scalars stay weak."""
+    xt, yt = isinstance(x, Tensor), isinstance(y, Tensor)
+    if not xt and not yt:
+        x = as_tensor(x)
+        xt = True
+    if xt and yt:
+        target = dt.promote(x.dtype, y.dtype)
+    elif xt:
+        y = _weak(y, x)
+        target = dt.promote_scalar(x.dtype, y) if not isinstance(y, Tensor) else dt.promote(x.dtype, y.dtype)
+    else:
+        x = _weak(x, y)
+        target = dt.promote_scalar(y.dtype, x) if not isinstance(x, Tensor) else dt.promote(x.dtype, y.dtype)
+    if floating and target.kind != "f":
+        target = dt.default_float
+    if isinstance(x, Tensor) and x.dtype != target:
+        x = x.astype(target)
+    if isinstance(y, Tensor) and y.dtype != target:
+        y = y.astype(target)
+    return x, y
+
+
+def _weak(v, like):
+    if _scalar(v):
+        return v.item() if isinstance(v, np.generic) else v
+    if v is None or isinstance(v, str):
+        raise TypeError(f"unsupported operand {v!r} for a Tensor of dtype {like.dtype}")
+    return as_tensor(v, like)
+
+
+def _check_broadcast(name, x, y):
+    if isinstance(x, Tensor) and isinstance(y, Tensor) and x.shape != y.shape:
+        try:
+            np.broadcast_shapes(x.shape, y.shape)
+        except ValueError:
+            raise ValueError(f"{name}: shapes {x.shape} and {y.shape} cannot be broadcast "
+                             "together") from None
+
+
+def _binary_fn(op, name, floating=False, doc=""):
+    def fn(x, y):
+        x, y = operands(name, x, y, floating)
+        _check_broadcast(name, x, y)
+        return op(x, y)
+    fn.__name__ = name
+    fn.__doc__ = doc or f"Elementwise ``{name}`` with broadcasting.\n\n" \
+        f"    >>> {name}(eagerad.tensor([1.0, 2.0]), 2.0)  # doctest: +SKIP\n"
+    return fn
+
+
+add = _binary_fn(_add, "add")
+sub = _binary_fn(_sub, "sub")
+mul = _binary_fn(_mul, "mul")
+div = _binary_fn(_div, "div", floating=True)
+pow = _binary_fn(_pow, "pow")
+maximum = _binary_fn(_maximum, "maximum")
+minimum = _binary_fn(_minimum, "minimum")
+floor_divide = _binary_fn(_floordiv, "floor_divide")
+remainder = _binary_fn(_mod, "remainder")
+equal, not_equal, less, less_equal, greater, greater_equal, logical_and, logical_or, \
+    logical_xor = (_binary_fn(_COMPARE[n], n) for n in
+                   ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"))
+
+
+def _unary_fn(op, name, floating=True):
+    def fn(x):
+        if not isinstance(x, Tensor):
+            x = as_tensor(x)
+        if floating and x.dtype.kind != "f":
+            x = x.astype(dt.default_float)
+        return op(x)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise ``{name}``.\n\n    >>> {name}(eagerad.tensor([0.5]))  # doctest: +SKIP\n"
+    return fn
+
+
+neg = _unary_fn(_neg, "neg", floating=False)
+exp, log, sin, cos, tan, sinh, cosh, tanh, atanh, asin, acos, atan, asinh, acosh, sigmoid, \
+    sqrt, log1p, expm1, reciprocal = (
+        _unary_fn(op, op.name) for op in (_exp, _log, _sin, _cos, _tan, _sinh, _cosh, _tanh, _atanh,
+                                          _asin, _acos, _atan, _asinh, _acosh, _sigmoid, _sqrt,
+                                          _log1p, _expm1, _reciprocal))
+relu, abs, square, sign, floor, ceil, round = (
+    _unary_fn(op, op.name, floating=False) for op in (_relu, _abs, _square, _sign, _floor, _ceil, _round))
+isfinite, isnan, logical_not = (_unary_fn(op, op.name, floating=False)
+                                for op in (_isfinite, _isnan, _logical_not))
+
+
+def where(condition, x, y):
+    """``x`` where ``condition`` holds, else ``y`` (broadcasting all three).
+
+    >>> where(eagerad.tensor([True, False]), 1.0, eagerad.tensor([5.0, 6.0]))  # doctest: +SKIP
+    """
+    ref = next((v for v in (x, y, condition) if isinstance(v, Tensor)), None)
+    condition = as_tensor(condition, ref)
+    if condition.dtype != dt.bool_:
+        condition = condition.astype(dt.bool_)
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        x = as_tensor(x, ref)
+    x, y = operands("where", x, y)
+    x = as_tensor(x, condition)
+    y = as_tensor(y, condition).astype(x.dtype) if not isinstance(y, Tensor) else y
+    try:
+        np.broadcast_shapes(condition.shape, x.shape, y.shape)
+    except ValueError:
+        raise ValueError(f"where: condition {condition.shape}, x {x.shape} and y {y.shape} cannot "
+                         "be broadcast together") from None
+    return _where(condition, x, y)
+
+
+def clip_by_value(x, clip_value_min=None, clip_value_max=None):
+    """Clamp ``x`` into ``[clip_value_min, clip_value_max]`` (either may be None).
+
+    >>> clip_by_value(eagerad.tensor([-2.0, 0.5, 3.0]), -1.0, 1.0)  # doctest: +SKIP
+    """
+    if clip_value_min is None and clip_value_max is None:
+        raise ValueError("clip_by_value: give clip_value_min or clip_value_max")
+    lo = clip_value_min.item() if isinstance(clip_value_min, Tensor) else clip_value_min
+    hi = clip_value_max.item() if isinstance(clip_value_max, Tensor) else clip_value_max
+    return _clip(as_tensor(x), lo, hi)
+
+
+clamp = clip = clip_by_value

@@ -1,0 +1,117 @@
+"""Reductions: sum, mean, max, min, logsumexp, argmax/argmin.
+
+>>> import eagerad
+>>> eagerad.ops.sum(eagerad.ones(2, 3), axis=1)
+Tensor(shape=[2], dtype=Float32, value= [ 3.00000000e+00  3.00000000e+00])
+"""
+from .. import dtype as dt
+from ..tensor import Tensor
+from .math import as_tensor
+from .shape import normalize_axis
+
+
+def _spread(g, x_shape, axes, keepdims):
+    """Broadcast a reduced gradient back over the reduced axes of ``x_shape``."""
+    if not keepdims:
+        g = g.reshape(tuple(1 if i in axes else s for i, s in enumerate(x_shape)))
+    return g.broadcast_to(x_shape)
+
+
+from .registry import defop  # noqa: E402  (after _spread, which the rules below use)
+
+_sum = defop("sum", lambda B, x, axes, keepdims: B.reduce("sum", x, axes, keepdims),
+             vjp=lambda g, ans, x, axes, keepdims: _spread(g, x.shape, axes, keepdims),
+             jvp=lambda t, ans, x, axes, keepdims: _sum(t, axes=axes, keepdims=keepdims), saves=())
+
+
+def _extreme_share(ans, x, axes, keepdims):
+    """Where x attains its max/min, split evenly among ties (as PyTorch)."""
+    hit = (x == _spread(ans, x.shape, axes, keepdims)).astype(x.dtype)
+    return hit / _spread(_sum(hit, axes=axes, keepdims=keepdims), x.shape, axes, keepdims)
+
+
+def _extreme(name):
+    return defop(name, lambda B, x, axes, keepdims: B.reduce(name, x, axes, keepdims),
+                 vjp=lambda g, ans, x, axes, keepdims:
+                     _spread(g, x.shape, axes, keepdims) * _extreme_share(ans, x, axes, keepdims),
+                 jvp=lambda t, ans, x, axes, keepdims:
+                     _sum(t * _extreme_share(ans, x, axes, keepdims), axes=axes, keepdims=keepdims),
+                 save_output=True)
+
+
+_max = _extreme("max")
+_min = _extreme("min")
+
+_logsumexp = defop("logsumexp", lambda B, x, axes, keepdims: B.logsumexp(x, axes, keepdims),
+                   vjp=lambda g, ans, x, axes, keepdims: _spread(g, x.shape, axes, keepdims) *
+                   (x - _spread(ans, x.shape, axes, keepdims)).exp(),
+                   jvp=lambda t, ans, x, axes, keepdims: _sum(
+                       t * (x - _spread(ans, x.shape, axes, keepdims)).exp(), axes=axes,
+                       keepdims=keepdims), save_output=True)
+
+
+def _prepare(x, axis, name):
+    x = as_tensor(x)
+    if x.dtype == dt.bool_ and name in ("sum", "mean"):
+        x = x.astype(dt.int64 if name == "sum" else dt.float32)
+    return x, normalize_axis(axis if axis != () else None, x.ndim)
+
+
+def sum(x, axis=None, keepdims=False):
+    """Sum over ``axis`` (None: all; int or tuple).
+
+    >>> sum(eagerad.ones(2, 3)).item()
+    6.0
+    """
+    x, axes = _prepare(x, axis, "sum")
+    return _sum(x, axes=axes, keepdims=bool(keepdims))
+
+
+def mean(x, axis=None, keepdims=False):
+    """Arithmetic mean over ``axis``."""
+    x, axes = _prepare(x, axis, "mean")
+    if x.dtype.kind != "f":
+        x = x.astype(dt.default_float)
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    total = _sum(x, axes=axes, keepdims=bool(keepdims))
+    return total / count if count else total * float("nan")
+
+
+def _extreme_fn(op, name):
+    def fn(x, axis=None, keepdims=False):
+        x, axes = _prepare(x, axis, name)
+        if x.size == 0:
+            raise ValueError(f"{name}() of an empty tensor of shape {x.shape} has no identity")
+        return op(x, axes=axes, keepdims=bool(keepdims))
+    fn.__name__ = name
+    fn.__doc__ = f"``{name}`` over ``axis``; ties share the gradient equally."
+    return fn
+
+
+max = _extreme_fn(_max, "max")
+min = _extreme_fn(_min, "min")
+amax, amin = max, min
+
+
+def logsumexp(x, axis=None, keepdims=False):
+    """``log(sum(exp(x)))`` computed without overflow."""
+    x, axes = _prepare(x, axis, "logsumexp")
+    return _logsumexp(x, axes=axes, keepdims=bool(keepdims))
+
+
+def _arg(name):
+    def fn(x, axis=None, keepdims=False):
+        from .. import backend
+        x = as_tensor(x)
+        ax = None if axis is None else normalize_axis(axis, x.ndim)[0]
+        data = backend.get(x.device.type).argreduce(name, x._data, ax, keepdims)
+        return Tensor._make(data, x.device)
+    fn.__name__ = name
+    fn.__doc__ = f"Index of the {name[3:]}imum along ``axis`` (not differentiable)."
+    return fn
+
+
+argmax = _arg("argmax")
+argmin = _arg("argmin")

@@ -1,0 +1,319 @@
+"""Shape and movement ops: reshape, transpose, broadcast, indexing, concat, casts.
+
+Their rules only move gradients around, so each is its own transpose.
+
+>>> import eagerad
+>>> eagerad.ops.reshape(eagerad.ones(2, 3), (3, 2)).shape
+(3, 2)
+"""
+import numpy as np
+
+from .. import dtype as dt
+from ..device import as_device
+from ..tensor import Tensor
+from .math import as_tensor
+from .registry import PerArg, defop, sum_to
+
+
+def _normalize_shape(shape, size, name="shape"):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    try:
+        shape = tuple(int(s) for s in shape)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a tuple of ints, got {shape!r}") from None
+    if shape.count(-1) > 1:
+        raise ValueError(f"{name} {shape} has more than one -1")
+    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    if -1 in shape:
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape a tensor of {size} elements into {name} {shape}")
+        shape = tuple(size // known if s == -1 else s for s in shape)
+    elif known != size:
+        raise ValueError(f"cannot reshape a tensor of {size} elements into {name} {shape}")
+    return shape
+
+
+def normalize_axis(axis, ndim, name="axis"):
+    """Tuple of non-negative axes; ``None`` means all."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise ValueError(f"{name}={axis} is out of range for a tensor with {ndim} dimensions")
+        out.append(a % max(ndim, 1))
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name}={axis} repeats an axis")
+    return tuple(out)
+
+
+_reshape = defop("reshape", lambda B, x, shape: B.reshape(x, shape),
+                 vjp=lambda g, ans, x, shape: g.reshape(x.shape),
+                 jvp=lambda t, ans, x, shape: t.reshape(shape), saves=(), view=True)
+
+
+def reshape(x, *shape):
+    """Same values, new shape (one entry may be -1).
+
+    >>> reshape(eagerad.ones(6), (2, -1)).shape
+    (2, 3)
+    """
+    x = as_tensor(x)
+    shape = _normalize_shape(shape, x.size)
+    return x if shape == x.shape else _reshape(x, shape=shape)
+
+
+def _inverse(axes):
+    return tuple(np.argsort(axes))
+
+
+_transpose = defop("transpose", lambda B, x, axes: B.transpose(x, axes),
+                   vjp=lambda g, ans, x, axes: g.transpose(_inverse(axes)),
+                   jvp=lambda t, ans, x, axes: t.transpose(axes), saves=(), view=True)
+
+
+def transpose(x, *axes):
+    """Permute dimensions: ``transpose(x, (1, 0, 2))`` (MindSpore/numpy); two ints swap
+    two axes (PyTorch's ``transpose(0, 1)``); no axes reverses them (``x.T``).
+
+    >>> transpose(eagerad.ones(2, 3)).shape
+    (3, 2)
+    """
+    x = as_tensor(x)
+    if len(axes) == 2 and all(isinstance(a, (int, np.integer)) for a in axes):
+        return swapaxes(x, *axes)
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = tuple(axes[0])
+    if not axes:
+        axes = tuple(reversed(range(x.ndim)))
+    axes = normalize_axis(axes, x.ndim, "axes")
+    if len(axes) != x.ndim:
+        raise ValueError(f"transpose: axes {axes} do not match a tensor with {x.ndim} dims")
+    return x if axes == tuple(range(x.ndim)) else _transpose(x, axes=axes)
+
+
+def swapaxes(x, axis0, axis1):
+    """Exchange two axes (PyTorch's ``transpose(dim0, dim1)``)."""
+    a, = normalize_axis(axis0, x.ndim, "axis0")
+    b, = normalize_axis(axis1, x.ndim, "axis1")
+    perm = list(range(x.ndim))
+    perm[a], perm[b] = perm[b], perm[a]
+    return transpose(x, tuple(perm))
+
+
+_broadcast = defop("broadcast_to", lambda B, x, shape: B.broadcast_to(x, shape),
+                   vjp=lambda g, ans, x, shape: sum_to(g, x.shape),
+                   jvp=lambda t, ans, x, shape: t.broadcast_to(shape), saves=(), view=True)
+
+
+def broadcast_to(x, shape):
+    """Repeat ``x`` along size-1 / new leading dimensions to ``shape``."""
+    x = as_tensor(x)
+    shape = tuple(int(s) for s in shape)
+    try:
+        target = np.broadcast_shapes(x.shape, shape)
+    except ValueError:
+        target = None
+    if target != shape:
+        raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to {shape}")
+    return x if shape == x.shape else _broadcast(x, shape=shape)
+
+
+def squeeze(x, axis=None):
+    """Drop size-1 dimensions (all, or those in ``axis``)."""
+    axes = normalize_axis(axis, x.ndim) if axis is not None else \
+        tuple(i for i, s in enumerate(x.shape) if s == 1)
+    for a in axes:
+        if x.shape[a] != 1:
+            raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1 (shape {x.shape})")
+    return reshape(x, tuple(s for i, s in enumerate(x.shape) if i not in axes))
+
+
+def expand_dims(x, axis):
+    """Insert a size-1 dimension at ``axis``."""
+    x = as_tensor(x)
+    axis = normalize_axis(axis, x.ndim + 1)[0]
+    shape = list(x.shape)
+    shape.insert(axis, 1)
+    return reshape(x, tuple(shape))
+
+
+unsqueeze = expand_dims
+
+
+def flatten(x, start_dim=0, end_dim=-1):
+    """Merge dimensions ``start_dim..end_dim`` into one."""
+    if x.ndim == 0:
+        return reshape(x, (1,))
+    s, e = normalize_axis((start_dim, end_dim), x.ndim, "dims")
+    return reshape(x, x.shape[:s] + (-1,) + x.shape[e + 1:])
+
+
+# ----------------------------------------------------------------- indexing
+
+def _index_arrays(index, device):
+    """Turn a user index into one the backend understands (tensors -> arrays)."""
+    from .. import backend
+    B = backend.get(device.type)
+    items = index if isinstance(index, tuple) else (index,)
+    out = []
+    for item in items:
+        if isinstance(item, Tensor):
+            if item.dtype.kind not in "iub":
+                raise IndexError(f"tensors used as indices must be integer or bool, got {item.dtype}")
+            item = item._data if item.device == device else B.from_numpy(item.numpy())
+        elif isinstance(item, list):
+            item = B.from_numpy(np.asarray(item))
+        elif isinstance(item, np.ndarray) and device.type != "cpu":
+            item = B.from_numpy(item)
+        elif not (item is None or item is Ellipsis or isinstance(item, (int, np.integer, slice))):
+            raise IndexError(f"unsupported index {item!r}: use ints, slices, None, ..., lists, "
+                             "integer or boolean tensors")
+        out.append(item)
+    return tuple(out)
+
+
+def _getitem_fwd(B, x, index):
+    try:
+        return B.getitem(x, index)
+    except IndexError as err:
+        raise IndexError(f"index out of range for a tensor of shape {x.shape}: {err}") from None
+
+
+_getitem = defop("getitem", _getitem_fwd,
+                 vjp=lambda g, ans, x, index: index_add(x.shape, x.dtype, index, g),
+                 jvp=lambda t, ans, x, index: _getitem(t, index=index), saves=(), view=True)
+
+_index_add = defop("index_add", lambda B, v, shape, dtype, index: B.index_add(shape, dtype, index, v),
+                   vjp=lambda g, ans, v, shape, dtype, index: _getitem(g, index=index),
+                   jvp=lambda t, ans, v, shape, dtype, index: _index_add(t, shape=shape, dtype=dtype,
+                                                                         index=index), saves=())
+
+
+def index_add(shape, dtype, index, values):
+    """Zeros of ``shape`` plus ``values`` scattered at ``index`` (repeats accumulate)."""
+    return _index_add(values, shape=tuple(shape), dtype=dtype, index=index)
+
+
+def getitem(x, index):
+    """``x[index]`` with basic (ints, slices, None, ...) and advanced (int/bool arrays) indexing."""
+    return _getitem(x, index=_index_arrays(index, x.device))
+
+
+# ---------------------------------------------------------------- joining
+
+def _concat_rule(i, g, ans, *xs, axis):
+    start = sum(x.shape[axis] for x in xs[:i])
+    index = (slice(None),) * axis + (slice(start, start + xs[i].shape[axis]),)
+    return _getitem(g, index=index)
+
+
+_concat = defop("concat", lambda B, *xs, axis: B.concat(xs, axis),
+                vjp=PerArg(_concat_rule),
+                jvp=PerArg(lambda i, t, ans, *xs, axis: _pad_into(i, t, xs, axis)), saves=())
+
+
+def _pad_into(i, t, xs, axis):
+    """Tangent of input ``i`` placed in its slot of the concatenated output, zeros elsewhere."""
+    shape = list(t.shape)
+    shape[axis] = sum(x.shape[axis] for x in xs)
+    start = sum(x.shape[axis] for x in xs[:i])
+    index = (slice(None),) * axis + (slice(start, start + t.shape[axis]),)
+    return index_add(tuple(shape), t.dtype, index, t)
+
+
+def concat(tensors, axis=0):
+    """Join tensors along an existing axis.
+
+    >>> concat([eagerad.ones(2), eagerad.zeros(3)]).shape
+    (5,)
+    """
+    tensors = _joinable("concat", tensors)
+    ref = tensors[0]
+    if ref.ndim == 0:
+        raise ValueError("concat: zero-dimensional tensors cannot be concatenated; use stack")
+    axis = normalize_axis(axis, ref.ndim)[0]
+    for i, t in enumerate(tensors):
+        if t.ndim != ref.ndim or t.shape[:axis] + t.shape[axis + 1:] != ref.shape[:axis] + ref.shape[axis + 1:]:
+            raise ValueError(f"concat: tensor {i} has shape {t.shape}, incompatible with tensor 0 "
+                             f"of shape {ref.shape} along axis {axis}")
+    return tensors[0] if len(tensors) == 1 else _concat(*tensors, axis=axis)
+
+
+cat = concat
+
+
+def _joinable(name, tensors):
+    if isinstance(tensors, Tensor) or not tensors:
+        raise TypeError(f"{name} takes a non-empty list or tuple of tensors")
+    tensors = [as_tensor(t) for t in tensors]
+    target = tensors[0].dtype
+    for t in tensors[1:]:
+        target = dt.promote(target, t.dtype)
+    return [t if t.dtype == target else t.astype(target) for t in tensors]
+
+
+def stack(tensors, axis=0):
+    """Join tensors along a new axis."""
+    tensors = _joinable("stack", tensors)
+    for i, t in enumerate(tensors):
+        if t.shape != tensors[0].shape:
+            raise ValueError(f"stack: tensor {i} has shape {t.shape}, tensor 0 has {tensors[0].shape}")
+    axis = normalize_axis(axis, tensors[0].ndim + 1)[0]
+    return concat([expand_dims(t, axis) for t in tensors], axis)
+
+
+# --------------------------------------------------------------- identity/casts
+
+_alias = defop("alias", lambda B, x: x, vjp=lambda g, ans, x: g, jvp=lambda t, ans, x: t,
+               saves=(), view=True)
+
+
+def alias(x):
+    """The same values behind a new graph node, so each use is its own variable."""
+    return _alias(x)
+
+_clone = defop("clone", lambda B, x: B.copy(x), vjp=lambda g, ans, x: g, jvp=lambda t, ans, x: t,
+               saves=())
+
+
+def clone(x):
+    """A copy with its own buffer, still connected to the graph."""
+    return _clone(x)
+
+
+_astype = defop("astype", lambda B, x, dtype: B.astype(x, dtype),
+                vjp=lambda g, ans, x, dtype: g.astype(x.dtype),
+                jvp=lambda t, ans, x, dtype: t.astype(dtype), saves=())
+
+
+def astype(x, dtype):
+    """Cast to ``dtype``; the gradient is cast back to the input's dtype."""
+    dtype = dt.as_dtype(dtype)
+    return x if x.dtype == dtype else _astype(x, dtype=dtype)
+
+
+def _move(B, x, device):
+    from .. import backend
+    return backend.get(device.type).from_numpy(B.to_numpy(x))
+
+
+_to = defop("to", _move, vjp=lambda g, ans, x, device: g.to(x.device),
+            jvp=lambda t, ans, x, device: t.to(device), saves=(), moves_device=True)
+
+
+def to(x, device=None, dtype=None):
+    """Copy to ``device`` and/or cast to ``dtype``; differentiable across devices."""
+    if isinstance(device, (np.dtype, type)) and dtype is None:
+        device, dtype = None, device
+    if device is not None:
+        device = as_device(device)
+        if device.type == "cuda":
+            from .. import context
+            context.require_cuda()
+        if device != x.device:
+            x = _to(x, device=device)
+    return astype(x, dtype) if dtype is not None else x

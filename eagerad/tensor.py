@@ -1,0 +1,437 @@
+"""Tensor and Parameter: a device buffer plus the autograd fields.
+
+The class holds data and graph bookkeeping only.  Math methods and operators are
+installed by ``eagerad.ops`` and ``backward``/hooks by ``eagerad.autograd`` (each
+layer adds its own), so this module imports nothing above ``backend``.
+
+>>> import eagerad
+>>> t = eagerad.Tensor([[1.0, 2.0]])
+>>> t.shape, t.dtype
+((1, 2), dtype('float32'))
+"""
+import numpy as np
+
+from . import backend, dtype as dt
+from .device import CPU, Device, as_device
+
+
+def _infer_array(data, dtype):
+    """numpy array for user data: Python floats become float32, numpy keeps its dtype."""
+    if isinstance(data, Tensor):
+        arr = data._data if data._device.type == "cpu" else data.numpy()
+    else:
+        from_python = not isinstance(data, (np.ndarray, np.generic))
+        try:
+            arr = np.asarray(data)
+        except (ValueError, TypeError) as err:
+            raise TypeError(f"cannot make a Tensor from {type(data).__name__}: {err}") from None
+        if arr.dtype == object:
+            raise TypeError(f"cannot make a Tensor from {data!r}: elements must be numbers "
+                            "and rows must have equal lengths")
+        if from_python and arr.dtype == np.float64 and dtype is None:
+            arr = arr.astype(dt.default_float)
+    if dtype is not None:
+        arr = arr.astype(dt.as_dtype(dtype), copy=False)
+    elif arr.dtype not in dt.SUPPORTED:
+        arr = arr.astype(dt.int64 if arr.dtype.kind in "iu" else dt.float32)
+    return arr
+
+
+class Size(int):
+    """Element count that also answers PyTorch's ``t.size()`` / ``t.size(dim)``."""
+
+    def __new__(cls, shape):
+        obj = int.__new__(cls, int(np.prod(shape, dtype=np.int64)))
+        obj.shape = shape
+        return obj
+
+    def __call__(self, dim=None):
+        return self.shape if dim is None else self.shape[dim]
+
+
+class Tensor:
+    """An n-dimensional array that can record the operations applied to it.
+
+    ``Tensor(data, dtype=None)`` is the MindSpore constructor; ``eagerad.tensor``
+    adds ``requires_grad`` and ``device`` (PyTorch style).
+
+    >>> Tensor([1.0, 2.0]) * 2
+    Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00  4.00000000e+00])
+    """
+    __slots__ = ("_data", "_device", "_requires_grad", "_grad", "grad_fn", "_out_index",
+                 "_version", "_hooks", "_retains_grad", "_tangents", "__weakref__", "__dict__")
+    __array_priority__ = 1000  # numpy defers to our reflected operators
+
+    def __init__(self, data=None, dtype=None, *, device=None, shape=None, init=None):
+        if data is None and shape is not None:
+            data = np.zeros(shape, dtype=dt.as_dtype(dtype) or dt.float32)
+        elif data is None:
+            raise TypeError("Tensor() needs data, e.g. Tensor([1.0, 2.0]) or Tensor(shape=(2, 3), dtype=...)")
+        arr = _infer_array(data, dtype)
+        dev = as_device(device) if device is not None else (
+            data._device if isinstance(data, Tensor) else as_device(None))
+        self._init(backend.get(dev.type).from_numpy(arr) if dev.type != "cpu" else arr, dev)
+
+    def _init(self, data, device, requires_grad=False, grad_fn=None, version=None):
+        self._data = data
+        self._device = device
+        self._requires_grad = requires_grad
+        self._grad = None
+        self.grad_fn = grad_fn
+        self._out_index = 0
+        self._version = version if version is not None else [0]
+        self._hooks = None
+        self._retains_grad = False
+        self._tangents = None
+
+    @classmethod
+    def _make(cls, data, device=CPU, requires_grad=False, grad_fn=None, version=None):
+        """Wrap a backend array without copying or checking (the fast internal path)."""
+        t = object.__new__(Tensor)
+        t._init(data, device, requires_grad, grad_fn, version)
+        return t
+
+    # ------------------------------------------------------------ metadata
+    @property
+    def shape(self):
+        return self._data.shape
+
+    @property
+    def dtype(self):
+        return self._data.dtype
+
+    @property
+    def ndim(self):
+        return len(self._data.shape)
+
+    @property
+    def size(self):
+        return Size(self._data.shape)
+
+    def numel(self):
+        return int(self.size)
+
+    def dim(self):
+        return self.ndim
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        """Start (or stop) recording operations on this leaf, PyTorch style.
+
+        >>> Tensor([1.0]).requires_grad_().requires_grad
+        True
+        """
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError("requires_grad can only be turned off on a leaf tensor; "
+                               "use detach() for a non-leaf")
+        if requires_grad and not dt.is_floating(self.dtype):
+            raise RuntimeError(f"only floating point tensors can require gradients, got dtype "
+                               f"{self.dtype} (cast first, e.g. t.astype(eagerad.float32))")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(f"grad must be a Tensor or None, got {type(value).__name__}")
+        if value is not None and value.shape != self.shape:
+            raise ValueError(f"grad of shape {value.shape} does not match tensor shape {self.shape}")
+        self._grad = value
+
+    @property
+    def data(self):
+        """A tensor sharing this buffer but outside the graph (PyTorch's ``.data``)."""
+        return Tensor._make(self._data, self._device)
+
+    @data.setter
+    def data(self, value):
+        self.set_data(value)
+
+    def set_data(self, value):
+        """Replace the buffer (shape may change), keeping graph fields (MindSpore's ``set_data``)."""
+        if not isinstance(value, Tensor):
+            value = Tensor(value, dtype=self.dtype)
+        if value._device != self._device:
+            raise RuntimeError(f"set_data: new data is on {value._device}, tensor is on {self._device}")
+        self._data = value._data if value.dtype == self.dtype or not isinstance(self, Parameter) \
+            else backend.get(self._device.type).astype(value._data, self.dtype)
+        self._version[0] += 1
+        return self
+
+    @property
+    def version(self):
+        """How many in-place changes this buffer has seen (checked by backward)."""
+        return self._version[0]
+
+    # --------------------------------------------------------- conversion
+    def numpy(self):
+        """The values as a numpy array (shares memory on the CPU)."""
+        if self._device.type == "cpu":
+            return self._data
+        return backend.get(self._device.type).to_numpy(self._data)
+
+    asnumpy = numpy
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def item(self):
+        """The single value as a Python number.
+
+        >>> Tensor([2.5]).item()
+        2.5
+        """
+        if self.size != 1:
+            raise ValueError(f"item() needs a tensor with one element, got shape {self.shape}")
+        return self.numpy().reshape(()).item()
+
+    def tolist(self):
+        return self.numpy().tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"only integer tensors can be used as an index, got {self.dtype}")
+        return int(self.item())
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError(f"the truth value of a tensor of shape {self.shape} is ambiguous; "
+                             "use .any() or .all()")
+        return bool(self.item())
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    __hash__ = object.__hash__
+
+    def detach(self):
+        """The same values, cut from the graph (shares memory and version counter)."""
+        return Tensor._make(self._data, self._device, version=self._version)
+
+    def __getstate__(self):
+        return {"data": self.numpy(), "dtype": str(self.dtype), "requires_grad": self._requires_grad}
+
+    def __setstate__(self, state):
+        self._init(state["data"], CPU, state["requires_grad"])
+
+    # ------------------------------------------------------------- printing
+    def __str__(self):
+        return str(self.numpy())
+
+    def __repr__(self):
+        arr = self.numpy()
+        head = f"Tensor(shape={list(arr.shape)}, dtype={dt.ms_name(arr.dtype)}, value="
+        if arr.ndim == 0:
+            body = " " + (f"{arr.item():g}" if arr.dtype.kind == "f" else str(arr.item()))
+        elif arr.ndim == 1:
+            body = " " + _format_1d(arr)
+        else:
+            body = "\n" + np.array2string(arr, separator=", ", formatter=_format_nd(arr))
+        extra = "" if self._device.type == "cpu" else f", device={self._device}"
+        return head + body + extra + ")"
+
+
+def _format_1d(arr):
+    if arr.dtype.kind == "f":
+        return np.array2string(arr, formatter={"float_kind": lambda v: f"{v: .8e}"})
+    return np.array2string(arr)
+
+
+def _format_nd(arr):
+    if arr.dtype.kind == "f":
+        return {"float_kind": lambda v: _exp3(f"{v:.8e}")}
+    return None
+
+
+def _exp3(text):
+    """``4.00000000e+00`` -> ``4.00000000e+000`` as MindSpore prints matrices."""
+    mant, _, exp = text.partition("e")
+    return f"{mant}e{exp[0]}{int(exp[1:]):03d}"
+
+
+class Parameter(Tensor):
+    """A trainable tensor with a name (MindSpore's ``Parameter``).
+
+    Unlike the PyTorch face it accepts integer data: MindSpore differentiates
+    integer parameters as real-valued and returns integer gradients.
+
+    >>> w = Parameter(Tensor([1.0]), name='w')
+    >>> w.name, w.requires_grad
+    ('w', True)
+    """
+
+    def __init__(self, default_input, name=None, requires_grad=True, dtype=None):
+        data = default_input if isinstance(default_input, Tensor) else Tensor(default_input, dtype)
+        self._init(data._data, data._device, bool(requires_grad), version=None)
+        self.name = name
+
+    def requires_grad_(self, requires_grad=True):
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def data(self):
+        return self
+
+    @data.setter
+    def data(self, value):
+        self.set_data(value)
+
+    def __repr__(self):
+        return f"Parameter (name={self.name}, shape={self.shape}, dtype={dt.ms_name(self.dtype)}, " \
+               f"requires_grad={self.requires_grad})"
+
+
+class ParameterTuple(tuple):
+    """An immutable tuple of Parameters (MindSpore's ``ParameterTuple``)."""
+
+    def __new__(cls, params):
+        params = tuple(params)
+        for i, p in enumerate(params):
+            if not isinstance(p, Tensor):
+                raise TypeError(f"ParameterTuple element {i} is {type(p).__name__}, not a Parameter")
+        return tuple.__new__(cls, params)
+
+
+# --------------------------------------------------------------- creation
+
+
+def tensor(data, dtype=None, requires_grad=False, device=None):
+    """PyTorch-style constructor.
+
+    >>> tensor(1.0, requires_grad=True).requires_grad
+    True
+    """
+    t = Tensor(data, dtype, device=device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _filled(shape, value, dtype, device, requires_grad):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    shape = tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"shape {shape} has a negative dimension")
+    dev = as_device(device)
+    dtype = dt.as_dtype(dtype) or (dt.float32 if isinstance(value, float) else dt.int64
+                                   if isinstance(value, int) and not isinstance(value, bool) else dt.bool_)
+    t = Tensor._make(backend.get(dev.type).full(shape, value, dtype), dev)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def zeros(*shape, dtype=None, device=None, requires_grad=False):
+    """Zeros of ``shape`` (float32 by default). ``zeros(2, 3)`` or ``zeros((2, 3))``."""
+    return _filled(shape, 0.0, dtype, device, requires_grad)
+
+
+def ones(*shape, dtype=None, device=None, requires_grad=False):
+    """Ones of ``shape`` (float32 by default)."""
+    return _filled(shape, 1.0, dtype, device, requires_grad)
+
+
+def full(shape, fill_value, dtype=None, device=None, requires_grad=False):
+    """``shape`` filled with ``fill_value``."""
+    return _filled(tuple(shape) if not isinstance(shape, int) else (shape,), fill_value, dtype,
+                   device, requires_grad)
+
+
+def _like(t, value, dtype, device, requires_grad):
+    return _filled(t.shape, value, dtype or t.dtype, device or t.device, requires_grad)
+
+
+def zeros_like(t, dtype=None, device=None, requires_grad=False):
+    return _like(t, 0, dtype, device, requires_grad)
+
+
+def ones_like(t, dtype=None, device=None, requires_grad=False):
+    return _like(t, 1, dtype, device, requires_grad)
+
+
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    return _like(t, fill_value, dtype, device, requires_grad)
+
+
+def arange(start, stop=None, step=1, dtype=None, device=None, requires_grad=False):
+    """Evenly spaced values in ``[start, stop)``, like numpy."""
+    if stop is None:
+        start, stop = 0, start
+    is_float = any(isinstance(v, float) for v in (start, stop, step))
+    dtype = dt.as_dtype(dtype) or (dt.float32 if is_float else dt.int64)
+    dev = as_device(device)
+    t = Tensor._make(backend.get(dev.type).arange(start, stop, step, dtype), dev)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def linspace(start, stop, num, dtype=None, device=None, requires_grad=False):
+    return tensor(np.linspace(start, stop, num, dtype=dt.as_dtype(dtype) or dt.float32),
+                  requires_grad=requires_grad, device=device)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    return tensor(np.eye(n, m, dtype=dt.as_dtype(dtype) or dt.float32),
+                  requires_grad=requires_grad, device=device)
+
+
+def _random(kind, shape, dtype, device, requires_grad, *params):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    dev = as_device(device)
+    data = getattr(backend.get(dev.type), kind)(tuple(shape), *params, dt.as_dtype(dtype) or dt.float32)
+    t = Tensor._make(data, dev)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def rand(*shape, dtype=None, device=None, requires_grad=False):
+    """Uniform samples in [0, 1), seeded by ``eagerad.set_seed``."""
+    return _random("uniform", shape, dtype, device, requires_grad, 0.0, 1.0)
+
+
+def randn(*shape, dtype=None, device=None, requires_grad=False):
+    """Standard normal samples, seeded by ``eagerad.set_seed``."""
+    return _random("normal", shape, dtype, device, requires_grad, 0.0, 1.0)
+
+
+def set_seed(seed):
+    """Seed every backend's random generator (initialisers, dropout, rand/randn).
+
+    >>> set_seed(0)
+    """
+    np.random.seed(seed)
+    for dev_type in backend._loaded:
+        backend.get(dev_type).seed(seed)
+    backend.get("cpu").seed(seed)
