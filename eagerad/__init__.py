@@ -17,14 +17,13 @@ from .ops import (abs, add, cat, concat, cos, div, exp, log, matmul, maximum, me
                   mul, reshape, sigmoid, sin, sqrt, square, stack, sub, tanh, transpose, where)
 from . import context
 from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
+from .ops import stop_gradient
+from .transforms import grad, value_and_grad
+from .functional import hessian, jacfwd, jacrev, jvp, vjp
+from . import amp
+from . import nn
+from .nn import optim  # eagerad.optim.Adam etc., as torch.optim
+from . import viz
+from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 
 __version__ = "0.1.0"
-
-
-def stop_gradient(x):
-    """The same values with no gradient flowing back (MindSpore's ``stop_gradient``).
-
-    >>> stop_gradient(eagerad.tensor([1.0], requires_grad=True)).requires_grad
-    False
-    """
-    return x.detach() if isinstance(x, Tensor) else x

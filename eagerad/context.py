@@ -28,9 +28,13 @@ def _once(key, message):
 def cuda_problem():
     """None when CUDA can be used, else a sentence saying what is missing."""
     try:
-        from numba import cuda
+        import numba_cuda  # noqa: F401  (the maintained CUDA target, extra eagerad[cuda])
     except ImportError:
-        return "numba is not installed"
+        return ("the numba-cuda package is not installed (install it with "
+                "`pip install eagerad[cuda]`)")
+    from numba import config, cuda
+    if config.ENABLE_CUDASIM:   # Numba's CUDA simulator runs the kernels on the CPU
+        return None
     try:
         if not cuda.is_available():
             return ("no usable CUDA GPU/driver was found (install the extra with "

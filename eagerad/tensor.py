@@ -94,7 +94,8 @@ class Tensor:
     # ------------------------------------------------------------ metadata
     @property
     def shape(self):
-        return self._data.shape
+        s = self._data.shape
+        return s if type(s) is tuple else tuple(s)   # CUDA simulator shapes refuse s[-1]
 
     @property
     def dtype(self):
@@ -190,6 +191,15 @@ class Tensor:
         return backend.get(self._device.type).to_numpy(self._data)
 
     asnumpy = numpy
+
+    @property
+    def __cuda_array_interface__(self):
+        """The GPU buffer's CUDA array interface, for zero-copy exchange with CuPy or
+        PyTorch (``cupy.asarray(t)``); CPU tensors do not offer it."""
+        if self._device.type != "cuda":
+            raise AttributeError("__cuda_array_interface__ is offered by CUDA tensors only; "
+                                 f"this tensor is on {self._device}")
+        return self._data.__cuda_array_interface__
 
     def __array__(self, dtype=None, copy=None):
         arr = self.numpy()

@@ -6,9 +6,12 @@
 12.0
 """
 from ..tensor import Tensor, tensor as _tensor
-from . import forward_ad
+from . import forward_ad, hooks as _hooks
+from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import backward as _engine_backward
+from .function import Function, FunctionCtx
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 
 def _as_list(x):
@@ -40,14 +43,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     >>> (g,) = grad(x.sin(), x, create_graph=True); grad(g, x)[0].item()  # -sin(1)
     -0.8414709568023682
     """
-    single = isinstance(inputs, Tensor)
     outputs = _as_list(outputs)
     inputs = _as_list(inputs)
     grads = _as_list(grad_outputs) or [None] * len(outputs)
     if len(grads) != len(outputs):
         raise ValueError(f"grad_outputs has {len(grads)} entries for {len(outputs)} outputs")
     result = _engine_backward(outputs, grads, retain_graph, create_graph, inputs, allow_unused)
-    return result if not single else result
+    return result
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -66,6 +68,8 @@ def Variable(data, requires_grad=False):
 
 
 Tensor.backward = _tensor_backward
+_hooks.install()
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-           "forward_ad", "Variable"]
+           "forward_ad", "Variable", "Function", "FunctionCtx", "gradcheck", "gradgradcheck", "GradcheckError",
+           "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]

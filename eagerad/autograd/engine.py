@@ -5,10 +5,13 @@ the walk itself is recorded and can be differentiated again.  Leaves are
 reached last, after every path into them has delivered its part.
 """
 import heapq
+import sys
 
+from .. import backend
 from ..tensor import Tensor, ones_like
 from .grad_mode import state as grad_state
-from .node import Node, anomaly
+from .anomaly import anomaly
+from .node import Node
 
 
 def _edge_of(t):
@@ -71,11 +74,31 @@ def _needed(order, capture):
     return need
 
 
+# References to a gradient held only in the engine's buffer: the list or dict slot,
+# ``_add``'s parameter and ``sys.getrefcount``'s own argument.
+_ONLY_IN_BUFFER = 3
+
+
 def _add(a, b):
+    """``a + b`` for gradient accumulation; in place into ``a`` when nothing else can see it.
+
+    Without a recorded backward, a partial sum that only the engine's buffer
+    references (a fresh array owning its memory, same shape and dtype as ``b``)
+    is updated in place, which saves allocating (and page-faulting) one buffer
+    per extra path into a node; the result is the same ``a + b`` bit for bit.
+    """
     if a is None:
         return b
     if b is None:
         return a
+    if not grad_state.enabled and sys.getrefcount(a) == _ONLY_IN_BUFFER and a is not b \
+            and a._tangents is None and b._tangents is None:
+        arr = a._data
+        # the array: ``a``'s slot, ``arr`` and getrefcount's argument
+        if arr.base is None and sys.getrefcount(arr) == 3 and arr.shape == b.shape \
+                and arr.dtype == b.dtype and a._device == b._device and arr.flags.writeable:
+            backend.get(a._device.type).inplace("add", arr, b._data)
+            return a
     return a + b
 
 

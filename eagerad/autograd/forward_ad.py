@@ -21,6 +21,9 @@ from ..tensor import Tensor
 levels = []          # active levels, innermost last (empty: forward AD costs nothing)
 _counter = [0]
 UnpackedDual = collections.namedtuple("UnpackedDual", "primal tangent")
+# level -> function used instead of the per-op jvp rules at that level; jacfwd's levels carry
+# tangents with one extra leading batch dimension and need shape-aware rules
+batched = {}
 
 
 @contextlib.contextmanager
@@ -75,14 +78,16 @@ def propagate(op, args, kwargs, outs):
         idx = levels.index(level)
         levels.pop(idx)
         try:
-            out_tangent = _rule_sum(op, tangents, args, kwargs, outs)
+            out_tangent = batched.get(level, _rule_sum)(op, tangents, args, kwargs, outs)
         finally:
             levels.insert(idx, level)
+        if out_tangent is None:
+            continue
         pairs = zip(outs, out_tangent) if op.n_outputs > 1 else ((outs[0], out_tangent),)
         for out, t in pairs:
             if t is None:
                 continue
-            if t.shape != out.shape:
+            if t.shape != out.shape and level not in batched:
                 t = t.broadcast_to(out.shape)
             if t.dtype != out.dtype:
                 t = t.astype(out.dtype)
@@ -102,6 +107,8 @@ def _rule_sum(op, tangents, args, kwargs, outs):
             continue
         rule = op.jvp[i] if i < len(op.jvp) else None
         if rule is None:
+            if i >= len(op.vjp) or op.vjp[i] is None:
+                continue    # not differentiable in this argument (comparisons, indices)
             raise NotImplementedError(f"forward-mode AD: op '{op.name}' has no jvp rule for "
                                       f"argument {i}")
         part = rule(t, ans, *args, **kwargs)

@@ -3,10 +3,9 @@ edges to the nodes (or leaf tensors) of its inputs and a ``backward_fn`` written
 by the op layer.  Nodes hold their input tensors only until backward frees them.
 """
 import itertools
-import sys
-import traceback
 
 from ..tensor import Tensor
+from .anomaly import anomaly, creation_trace
 
 _sequence = itertools.count()
 
@@ -42,7 +41,7 @@ class Node:
         self.pre_hooks = None
         self.retained = None
         self.released = False
-        self.trace = _creation_trace() if anomaly.enabled else None
+        self.trace = creation_trace() if anomaly.enabled else None
 
     def __repr__(self):
         return f"<{self.name} object at {id(self):#x}>"
@@ -92,29 +91,3 @@ class Node:
             self.inputs = None
             self.saved_versions = ()
             self.out_data = self.out_version = self.out_tangents = None
-
-
-class _Anomaly:
-    """Anomaly mode (``autograd.detect_anomaly``): nodes remember where they were
-    made, and a NaN/Inf produced by a backward rule raises at that node."""
-    enabled = False
-
-    @staticmethod
-    def check(node, grads):
-        for i, g in enumerate(grads):
-            if g is None or g.dtype.kind != "f":
-                continue
-            arr = g.numpy()
-            if not (arr == arr).all() or (abs(arr) == float("inf")).any():
-                where = node.trace or "(creation point not recorded)\n"
-                raise RuntimeError(
-                    f"Function '{node.name}' returned nan/inf values in its gradient for input {i} "
-                    f"(shape {list(g.shape)}). The forward op was created at:\n{where}")
-
-
-anomaly = _Anomaly()
-
-
-def _creation_trace():
-    frames = traceback.extract_stack(sys._getframe(3))
-    return "".join(traceback.format_list(frames[-6:]))

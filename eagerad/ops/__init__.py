@@ -6,7 +6,7 @@ of its family, and installed as a Tensor method/operator here.
 >>> ops.mul(eagerad.tensor([2.0]), 3.0)
 Tensor(shape=[1], dtype=Float32, value= [ 6.00000000e+00])
 """
-from . import methods as _methods
+from . import inplace as _inplace, methods as _methods
 from .linalg import matmul
 from .math import (abs, acos, acosh, add, asin, asinh, atan, atanh, ceil, clamp, clip,
                    clip_by_value, cos, cosh, div, equal, exp, expm1, floor, floor_divide,
@@ -15,11 +15,15 @@ from .math import (abs, acos, acosh, add, asin, asinh, atan, atanh, ceil, clamp,
                    neg, not_equal, pow, reciprocal, relu, remainder, round, sigmoid, sign, sin,
                    sinh, sqrt, square, sub, tan, tanh, where)
 from .nn_ops import cross_entropy, log_softmax, one_hot, softmax
+from .clip import clip_by_global_norm
+from .primitives import (Atanh, Cos, Cosh, Div, Exp, GradOperation, Log, MatMul, Mul, Neg, Pow,
+                         ReduceSum, Sin, Sinh, Square, Tan, stop_gradient)
 from .reduction import amax, amin, argmax, argmin, logsumexp, max, mean, min, sum
 from .registry import OPS, defop
 from .shape import (alias, astype, broadcast_to, cat, clone, concat, expand_dims, flatten,
                     getitem, reshape, squeeze, stack, swapaxes, to, transpose, unsqueeze)
 
 _methods.install()
+_inplace.install()
 
 multiply, subtract, divide, negative = mul, sub, div, neg

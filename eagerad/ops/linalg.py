@@ -7,7 +7,7 @@
 import numpy as np
 
 from .math import as_tensor, operands
-from .registry import defop
+from .registry import Case, U, defop
 
 
 def _as_2d(a, b):
@@ -36,7 +36,10 @@ def _matmul_shape(sa, sb):
 
 
 _matmul = defop("matmul", lambda B, a, b: B.matmul(a, b), vjp=(_grad_a, _grad_b),
-                jvp=(lambda t, ans, a, b: _matmul(t, b), lambda t, ans, a, b: _matmul(a, t)))
+                jvp=(lambda t, ans, a, b: _matmul(t, b), lambda t, ans, a, b: _matmul(a, t)),
+                cases=[Case(U(2, 3), U(3, 4)), Case(U(2, 1, 2, 3), U(3, 3, 2)), Case(U(3), U(3, 2)),
+                       Case(U(2, 3), U(3)), Case(U(3), U(3)), Case(U(0, 3), U(3, 2)),
+                       Case(U(2, 0), U(0, 3))])
 
 
 def matmul(a, b):

@@ -13,11 +13,26 @@ import numpy as np
 
 from .. import dtype as dt
 from ..tensor import Tensor
-from .registry import defop
+from .registry import Case, U, defop
 
 
-def _unary(name, vjp=None, jvp=None, **kw):
-    return defop(name, lambda B, x: B.unary(name, x), vjp=vjp, jvp=jvp, **kw)
+def _each_shape(**domain):
+    """Gradcheck cases of an elementwise op: a matrix, a scalar and an empty array."""
+    return [Case(U(*shape, **domain)) for shape in ((2, 3), (), (0, 2))]
+
+
+def _pairs(x=None, y=None):
+    """Binary gradcheck cases: equal shapes, broadcasting, scalars, empty, a Python number."""
+    x, y = x or {}, y or {}
+    shapes = (((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2, 3)), ((), ()),
+              ((0, 3), (3,)))
+    return [Case(U(*a, **x), U(*b, **y)) for a, b in shapes] + [Case(U(2, 3, **x), 1.5)]
+
+
+def _unary(name, vjp=None, jvp=None, domain=None, **kw):
+    """An elementwise op; ``domain`` (keywords of ``U``) is where its gradcheck inputs lie."""
+    cases = _each_shape(**(domain or {})) if vjp is not None else None
+    return defop(name, lambda B, x: B.unary(name, x), vjp=vjp, jvp=jvp, cases=cases, **kw)
 
 
 def _linear(rule):
@@ -26,12 +41,38 @@ def _linear(rule):
 
 
 # ---------------------------------------------------------------- unary
-_neg = _unary("neg", *_linear(lambda g, ans, x: -g), saves=())
+_POSITIVE = dict(low=0.5, high=2.0)
+_INSIDE_UNIT = dict(low=-0.7, high=0.7)
+_OFF_ZERO = dict(low=0.2, high=1.0, signed=True)
+def _arrays(*rules):
+    """Array-level first-order rules (``fast=``): the vjp rules' arithmetic on the
+    backend ``B`` without per-op dispatch, writing into their own temporaries
+    (``B.inplace``; ``a * b == b * a`` exactly in IEEE arithmetic).  They run only
+    where every array has g's dtype, so numpy computes exactly what the Tensor
+    rule computes."""
+    def guard(rule):
+        if rule is None:
+            return None
+
+        def fast(B, g, ans, *args):
+            for a in args:
+                if isinstance(a, np.ndarray) and a.dtype != g.dtype:
+                    return None
+            return rule(B, g, ans, *args)
+        return fast
+    return tuple(guard(r) for r in rules)
+
+
+_neg = _unary("neg", *_linear(lambda g, ans, x: -g), saves=(),
+              fast=_arrays(lambda B, g, ans, x: B.unary("neg", g)))
 _exp = _unary("exp", lambda g, ans, x: g * ans, lambda t, ans, x: t * ans,
-              saves=(), save_output=True)
-_log = _unary("log", lambda g, ans, x: g / x, lambda t, ans, x: t / x)
-_sin = _unary("sin", lambda g, ans, x: g * cos(x), lambda t, ans, x: t * cos(x))
-_cos = _unary("cos", lambda g, ans, x: -g * sin(x), lambda t, ans, x: -t * sin(x))
+              saves=(), save_output=True, fast=_arrays(lambda B, g, ans, x: B.binary("mul", g, ans)))
+_log = _unary("log", lambda g, ans, x: g / x, lambda t, ans, x: t / x, domain=_POSITIVE)
+_sin = _unary("sin", lambda g, ans, x: g * cos(x), lambda t, ans, x: t * cos(x),
+              fast=_arrays(lambda B, g, ans, x: B.inplace("mul", B.unary("cos", x), g)))
+_cos = _unary("cos", lambda g, ans, x: -g * sin(x), lambda t, ans, x: -t * sin(x),
+              fast=_arrays(lambda B, g, ans, x: B.inplace("mul", B.unary("neg", g),
+                                                          B.unary("sin", x))))
 _tan = _unary("tan", lambda g, ans, x: g * (1 + ans * ans), lambda t, ans, x: t * (1 + ans * ans),
               saves=(), save_output=True)
 _sinh = _unary("sinh", lambda g, ans, x: g * cosh(x), lambda t, ans, x: t * cosh(x))
@@ -39,32 +80,37 @@ _cosh = _unary("cosh", lambda g, ans, x: g * sinh(x), lambda t, ans, x: t * sinh
 _tanh = _unary("tanh", lambda g, ans, x: g * (1 - ans * ans), lambda t, ans, x: t * (1 - ans * ans),
                saves=(), save_output=True,
                fast=lambda B, g, ans, x: B.fused_grad("tanh", g, ans))
-_atanh = _unary("atanh", lambda g, ans, x: g / (1 - x * x), lambda t, ans, x: t / (1 - x * x))
-_asin = _unary("asin", lambda g, ans, x: g / sqrt(1 - x * x), lambda t, ans, x: t / sqrt(1 - x * x))
-_acos = _unary("acos", lambda g, ans, x: -g / sqrt(1 - x * x), lambda t, ans, x: -t / sqrt(1 - x * x))
+_atanh = _unary("atanh", lambda g, ans, x: g / (1 - x * x), lambda t, ans, x: t / (1 - x * x),
+                domain=_INSIDE_UNIT)
+_asin = _unary("asin", lambda g, ans, x: g / sqrt(1 - x * x), lambda t, ans, x: t / sqrt(1 - x * x),
+               domain=_INSIDE_UNIT)
+_acos = _unary("acos", lambda g, ans, x: -g / sqrt(1 - x * x), lambda t, ans, x: -t / sqrt(1 - x * x),
+               domain=_INSIDE_UNIT)
 _atan = _unary("atan", lambda g, ans, x: g / (1 + x * x), lambda t, ans, x: t / (1 + x * x))
 _asinh = _unary("asinh", lambda g, ans, x: g / sqrt(x * x + 1), lambda t, ans, x: t / sqrt(x * x + 1))
-_acosh = _unary("acosh", lambda g, ans, x: g / sqrt(x * x - 1), lambda t, ans, x: t / sqrt(x * x - 1))
+_acosh = _unary("acosh", lambda g, ans, x: g / sqrt(x * x - 1), lambda t, ans, x: t / sqrt(x * x - 1),
+                domain=dict(low=1.5, high=3.0))
 _sigmoid = _unary("sigmoid", lambda g, ans, x: g * ans * (1 - ans),
                   lambda t, ans, x: t * ans * (1 - ans), saves=(), save_output=True,
                   fast=lambda B, g, ans, x: B.fused_grad("sigmoid", g, ans))
 _relu = _unary("relu", lambda g, ans, x: g * (x > 0), lambda t, ans, x: t * (x > 0),
-               fast=lambda B, g, ans, x: B.fused_grad("relu", g, x))
-_abs = _unary("abs", lambda g, ans, x: g * sign(x), lambda t, ans, x: t * sign(x))
+               fast=lambda B, g, ans, x: B.fused_grad("relu", g, x), domain=_OFF_ZERO)
+_abs = _unary("abs", lambda g, ans, x: g * sign(x), lambda t, ans, x: t * sign(x), domain=_OFF_ZERO)
 _sqrt = _unary("sqrt", lambda g, ans, x: g / (2 * ans), lambda t, ans, x: t / (2 * ans),
-               saves=(), save_output=True)
+               saves=(), save_output=True, domain=_POSITIVE)
 _square = _unary("square", lambda g, ans, x: g * 2 * x, lambda t, ans, x: t * 2 * x)
-_log1p = _unary("log1p", lambda g, ans, x: g / (1 + x), lambda t, ans, x: t / (1 + x))
+_log1p = _unary("log1p", lambda g, ans, x: g / (1 + x), lambda t, ans, x: t / (1 + x),
+                domain=dict(low=-0.5, high=1.0))
 _expm1 = _unary("expm1", lambda g, ans, x: g * (ans + 1), lambda t, ans, x: t * (ans + 1),
                 saves=(), save_output=True)
 _reciprocal = _unary("reciprocal", lambda g, ans, x: -g * ans * ans, lambda t, ans, x: -t * ans * ans,
-                     saves=(), save_output=True)
+                     saves=(), save_output=True, domain=_OFF_ZERO)
 # piecewise constant: zero derivative everywhere it exists
 _zero = _linear(lambda g, ans, x: g * 0)
-_sign = _unary("sign", *_zero, saves=())
-_floor = _unary("floor", *_zero, saves=())
-_ceil = _unary("ceil", *_zero, saves=())
-_round = _unary("round", *_zero, saves=())
+_sign = _unary("sign", *_zero, saves=(), domain=_OFF_ZERO)
+_floor = _unary("floor", *_zero, saves=(), domain=dict(low=1.2, high=1.8, signed=True))
+_ceil = _unary("ceil", *_zero, saves=(), domain=dict(low=1.2, high=1.8, signed=True))
+_round = _unary("round", *_zero, saves=(), domain=dict(low=1.1, high=1.4, signed=True))
 _isfinite = _unary("isfinite")
 _isnan = _unary("isnan")
 _logical_not = _unary("logical_not")
@@ -72,8 +118,11 @@ _logical_not = _unary("logical_not")
 # ---------------------------------------------------------------- binary
 
 
-def _binary(name, vjp=None, jvp=None, **kw):
-    return defop(name, lambda B, x, y: B.binary(name, x, y), vjp=vjp, jvp=jvp, **kw)
+def _binary(name, vjp=None, jvp=None, x=None, y=None, **kw):
+    """A broadcasting elementwise op; ``x``/``y`` (keywords of ``U``) are where its
+    gradcheck inputs lie."""
+    cases = _pairs(x, y) if vjp is not None else None
+    return defop(name, lambda B, a, b: B.binary(name, a, b), vjp=vjp, jvp=jvp, cases=cases, **kw)
 
 
 def _tie_share(x, y, pick_x):
@@ -95,31 +144,50 @@ def _pow_grad_exp(g, ans, x, y):
 _add = _binary("add", (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
                (lambda t, ans, x, y: t, lambda t, ans, x, y: t), saves=())
 _sub = _binary("sub", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
-               (lambda t, ans, x, y: t, lambda t, ans, x, y: -t), saves=())
+               (lambda t, ans, x, y: t, lambda t, ans, x, y: -t), saves=(),
+               fast=_arrays(None, lambda B, g, ans, x, y: B.unary("neg", g)))
 _mul = _binary("mul", (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
-               (lambda t, ans, x, y: t * y, lambda t, ans, x, y: x * t))
+               (lambda t, ans, x, y: t * y, lambda t, ans, x, y: x * t),
+               fast=_arrays(lambda B, g, ans, x, y: B.binary("mul", g, y),
+                            lambda B, g, ans, x, y: B.binary("mul", g, x)))
 _div = _binary("div", (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
-               (lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * x / (y * y)))
+               (lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * x / (y * y)), y=_OFF_ZERO,
+               fast=_arrays(lambda B, g, ans, x, y: B.binary("div", g, y),
+                            lambda B, g, ans, x, y: B.inplace(
+                                "div", B.inplace("mul", B.unary("neg", g), x), B.binary("mul", y, y))))
+def _pow_fast_base(B, g, ans, x, y):
+    if not isinstance(y, numbers.Number) or isinstance(y, bool) or y == 0:
+        return None
+    return B.inplace("mul", B.binary("mul", g, y), B.binary("pow", x, y - 1))
+
+
 _pow = _binary("pow", (_pow_grad_base, _pow_grad_exp),
-               (_pow_grad_base, _pow_grad_exp), save_output=True)
+               (_pow_grad_base, _pow_grad_exp), save_output=True, x=_POSITIVE,
+               fast=_arrays(_pow_fast_base))
+_pow.cases += (Case(U(2, 3), 3), Case(U(3), 2), Case(U(2), 0))
+_APART, _NEAR_ZERO = dict(low=0.5, high=1.0, signed=True), dict(low=-0.3, high=0.3)
 _maximum = _binary("maximum", (lambda g, ans, x, y: g * _tie_share(x, y, x > y),
                                lambda g, ans, x, y: g * _tie_share(y, x, y > x)),
                    (lambda t, ans, x, y: t * _tie_share(x, y, x > y),
-                    lambda t, ans, x, y: t * _tie_share(y, x, y > x)))
+                    lambda t, ans, x, y: t * _tie_share(y, x, y > x)), x=_APART, y=_NEAR_ZERO)
 _minimum = _binary("minimum", (lambda g, ans, x, y: g * _tie_share(x, y, x < y),
                                lambda g, ans, x, y: g * _tie_share(y, x, y < x)),
                    (lambda t, ans, x, y: t * _tie_share(x, y, x < y),
-                    lambda t, ans, x, y: t * _tie_share(y, x, y < x)))
+                    lambda t, ans, x, y: t * _tie_share(y, x, y < x)), x=_APART, y=_NEAR_ZERO)
 _floordiv = _binary("floordiv")
 _mod = _binary("mod", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor(x / y)),
-               (lambda t, ans, x, y: t, lambda t, ans, x, y: -t * floor(x / y)))
+               (lambda t, ans, x, y: t, lambda t, ans, x, y: -t * floor(x / y)),
+               x=dict(low=2.2, high=2.8), y=dict(low=1.0, high=1.05))
 _COMPARE = {n: _binary(n) for n in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and",
                                     "logical_or", "logical_xor")}
 
 _where = defop("where", lambda B, c, x, y: B.where(c, x, y),
                vjp=(None, lambda g, ans, c, x, y: where(c, g, 0), lambda g, ans, c, x, y: where(c, 0, g)),
                jvp=(None, lambda t, ans, c, x, y: where(c, t, 0), lambda t, ans, c, x, y: where(c, 0, t)),
-               saves=(0,))
+               saves=(0,),
+               cases=[Case(np.array([[True, False, True], [False, False, True]]), U(2, 3), U(3)),
+                      Case(np.array([True, False]), U(), U(2)),
+                      Case(np.array(True), U(), U()), Case(np.zeros((0, 2), bool), U(0, 2), U(2))])
 
 
 def _inside(x, lo, hi):
@@ -133,7 +201,10 @@ def _inside(x, lo, hi):
 
 _clip = defop("clip", lambda B, x, lo, hi: B.clip(x, lo, hi),
               vjp=(lambda g, ans, x, lo, hi: g * _inside(x, lo, hi),),
-              jvp=(lambda t, ans, x, lo, hi: t * _inside(x, lo, hi),), saves=(0,))
+              jvp=(lambda t, ans, x, lo, hi: t * _inside(x, lo, hi),), saves=(0,),
+              cases=[Case(U(2, 3, low=0.1, high=0.5, signed=True), -0.3, 0.3),
+                     Case(U(4, low=0.1, high=0.5, signed=True), None, 0.3),
+                     Case(U(low=0.1, high=0.5, signed=True), -0.3, None), Case(U(0, 2), -1.0, 1.0)])
 
 # ------------------------------------------------------------ operand rules
 

@@ -10,7 +10,7 @@ from .. import dtype as dt
 from ..tensor import Tensor
 from .math import as_tensor
 from .reduction import sum as _sum_fn
-from .registry import defop
+from .registry import Case, U, defop
 from .shape import normalize_axis
 
 
@@ -18,14 +18,16 @@ def _dot(a, b, axis):
     return (a * b).sum(axis=axis, keepdims=True)
 
 
+_AXIS_CASES = [Case(U(2, 3), axis=1), Case(U(2, 3), axis=0), Case(U(4), axis=0),
+               Case(U(0, 3), axis=1)]
 _softmax = defop("softmax", lambda B, x, axis: B.softmax(x, axis),
                  vjp=lambda g, ans, x, axis: ans * (g - _dot(g, ans, axis)),
                  jvp=lambda t, ans, x, axis: ans * (t - _dot(t, ans, axis)),
-                 saves=(), save_output=True)
+                 saves=(), save_output=True, cases=_AXIS_CASES)
 _log_softmax = defop("log_softmax", lambda B, x, axis: B.log_softmax(x, axis),
                      vjp=lambda g, ans, x, axis: g - ans.exp() * g.sum(axis=axis, keepdims=True),
                      jvp=lambda t, ans, x, axis: t - _dot(ans.exp(), t, axis),
-                     saves=(), save_output=True)
+                     saves=(), save_output=True, cases=_AXIS_CASES)
 
 
 def _float_input(x, name):
@@ -83,7 +85,8 @@ def cross_entropy(logits, labels, reduction="mean", axis=-1):
     logits = _float_input(logits, "cross_entropy")
     if reduction not in REDUCTIONS:
         raise ValueError(f"cross_entropy: reduction={reduction!r} is not one of {REDUCTIONS}")
-    labels = labels if isinstance(labels, Tensor) else Tensor(np.asarray(labels))
+    labels = labels if isinstance(labels, Tensor) else \
+        Tensor(np.asarray(labels), device=logits.device)
     logp = log_softmax(logits, axis)
     if labels.dtype.kind in "iu":
         if labels.shape != logits.shape[:-1] or axis not in (-1, logits.ndim - 1):

@@ -17,11 +17,16 @@ def _spread(g, x_shape, axes, keepdims):
     return g.broadcast_to(x_shape)
 
 
-from .registry import defop  # noqa: E402  (after _spread, which the rules below use)
+from .registry import Case, U, defop  # noqa: E402  (after _spread, which the rules use)
+
+# gradcheck cases: all axes, one axis kept, a 0-d input; sums also take empty arrays
+_REDUCE_CASES = [Case(U(2, 3), axes=(0, 1), keepdims=False), Case(U(2, 3), axes=(1,), keepdims=True),
+                 Case(U(2, 3, 2), axes=(0, 2), keepdims=False), Case(U(), axes=(), keepdims=False)]
 
 _sum = defop("sum", lambda B, x, axes, keepdims: B.reduce("sum", x, axes, keepdims),
              vjp=lambda g, ans, x, axes, keepdims: _spread(g, x.shape, axes, keepdims),
-             jvp=lambda t, ans, x, axes, keepdims: _sum(t, axes=axes, keepdims=keepdims), saves=())
+             jvp=lambda t, ans, x, axes, keepdims: _sum(t, axes=axes, keepdims=keepdims), saves=(),
+             cases=_REDUCE_CASES + [Case(U(0, 3), axes=(0,), keepdims=False)])
 
 
 def _extreme_share(ans, x, axes, keepdims):
@@ -36,7 +41,7 @@ def _extreme(name):
                      _spread(g, x.shape, axes, keepdims) * _extreme_share(ans, x, axes, keepdims),
                  jvp=lambda t, ans, x, axes, keepdims:
                      _sum(t * _extreme_share(ans, x, axes, keepdims), axes=axes, keepdims=keepdims),
-                 save_output=True)
+                 save_output=True, cases=_REDUCE_CASES)
 
 
 _max = _extreme("max")
@@ -47,7 +52,7 @@ _logsumexp = defop("logsumexp", lambda B, x, axes, keepdims: B.logsumexp(x, axes
                    (x - _spread(ans, x.shape, axes, keepdims)).exp(),
                    jvp=lambda t, ans, x, axes, keepdims: _sum(
                        t * (x - _spread(ans, x.shape, axes, keepdims)).exp(), axes=axes,
-                       keepdims=keepdims), save_output=True)
+                       keepdims=keepdims), save_output=True, cases=_REDUCE_CASES)
 
 
 def _prepare(x, axis, name):

@@ -27,10 +27,10 @@ OPS = {}
 class Op:
     """Forward function, per-argument vjp/jvp rules and what backward must keep."""
     __slots__ = ("name", "node_name", "forward", "vjp", "jvp", "saves", "save_output",
-                 "fast", "n_outputs", "view", "moves_device")
+                 "fast", "n_outputs", "view", "moves_device", "cases")
 
     def __init__(self, name, forward, vjp, jvp, saves, save_output, fast, n_outputs, view,
-                 moves_device):
+                 moves_device, cases):
         self.name = name
         self.node_name = "".join(p.capitalize() for p in name.split("_")) + "Backward"
         self.forward = forward
@@ -42,6 +42,7 @@ class Op:
         self.n_outputs = n_outputs
         self.view = view
         self.moves_device = moves_device
+        self.cases = tuple(cases or ())
 
     def __call__(self, *args, **kwargs):
         return apply(self, args, kwargs)
@@ -71,7 +72,7 @@ def _as_rules(rules):
 
 
 def defop(name, forward, vjp=None, jvp=None, saves=None, save_output=False, fast=None,
-          n_outputs=1, view=False, moves_device=False):
+          n_outputs=1, view=False, moves_device=False, cases=None):
     """Define and register an op.
 
     ``forward(B, *arrays, **kw)`` gets the backend module ``B`` and arrays (or the
@@ -80,17 +81,52 @@ def defop(name, forward, vjp=None, jvp=None, saves=None, save_output=False, fast
     argument): ``vjp_i(g, ans, *args, **kw)`` returns the gradient for argument
     i, ``jvp_i(t, ans, *args, **kw)`` the output tangent due to argument i's
     tangent ``t``.  ``saves`` lists the argument positions whose values the rules
-    read (default: all), ``save_output`` whether they read ``ans``.  ``fast(B,
-    g, ans, *arrays)`` may return a first-order gradient array for argument 0 in
-    one fused pass (or None), used when no graph of the backward is recorded.
+    read (default: all), ``save_output`` whether they read ``ans``.  ``fast``
+    gives array-level first-order rules, one per argument like ``vjp`` (a single
+    function for argument 0): ``fast_i(B, g, ans, *arrays, **kw)`` returns the
+    gradient array for argument i computed with the same arithmetic as the vjp
+    rule (or None to fall back to it); they run when no graph of the backward is
+    recorded, skipping the per-op dispatch of the differentiable rule.
     ``view`` outputs share the input's version counter (in-place changes to one
     are seen through the other); ``moves_device`` ops take ``device=`` and put
-    their output there.
+    their output there.  ``cases`` are the op's gradcheck inputs (a list of
+    ``Case``); the test-suite gradchecks every op to second order from them.
     """
-    op = Op(name, forward, _as_rules(vjp), _as_rules(jvp), saves, save_output, fast, n_outputs,
-            view, moves_device)
+    op = Op(name, forward, _as_rules(vjp), _as_rules(jvp), saves, save_output,
+            _as_rules(fast) if fast is not None else (), n_outputs, view, moves_device, cases)
     OPS[name] = op
     return op
+
+
+class U:
+    """A float64 input drawn uniformly from ``[low, high)`` (times a random sign when
+    ``signed``, which keeps values away from kinks at 0) for a gradcheck ``Case``."""
+    __slots__ = ("shape", "low", "high", "signed")
+
+    def __init__(self, *shape, low=-1.0, high=1.0, signed=False):
+        self.shape, self.low, self.high, self.signed = shape, low, high, signed
+
+    def draw(self, rng):
+        x = rng.uniform(self.low, self.high, self.shape)
+        return x * rng.choice((-1.0, 1.0), self.shape) if self.signed else x
+
+
+class Case:
+    """One gradcheck call of an op: ``U`` arguments become float64 tensors that
+    require grad; numpy arrays become constant tensors; anything else (Python
+    scalars, keywords) is passed as is.
+
+    >>> Case(U(2, 3), U(3), axis=0).kwargs
+    {'axis': 0}
+    """
+    __slots__ = ("args", "kwargs")
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+
+    def __repr__(self):
+        shapes = [a.shape if isinstance(a, U) else a for a in self.args]
+        return f"Case{tuple(shapes)}{self.kwargs or ''}"
 
 
 def _device_of(op, args):
@@ -106,22 +142,40 @@ def _device_of(op, args):
 
 
 def apply(op, args, kwargs):
-    """Run ``op`` on ``args`` now; record it if any differentiable input requires grad."""
-    device = _device_of(op, args)
-    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    """Run ``op`` on ``args`` now; record it if any differentiable input requires grad.
+
+    This is the per-op hot path (a few microseconds on small tensors), so it
+    walks ``args`` once and builds nothing for the graph unless it records.
+    """
+    device = None
+    arrays = []
+    grad_arg = False
+    for a in args:
+        if isinstance(a, Tensor):
+            d = a._device
+            if device is None:
+                device = d
+            elif d is not device and d != device:
+                _device_of(op, args)   # raises, naming the argument
+            arrays.append(a._data)
+            grad_arg = grad_arg or a._requires_grad
+        else:
+            arrays.append(a)
     out = op.forward(backend.get(device.type), *arrays, **kwargs)
     single = op.n_outputs == 1
     if op.moves_device:
         device = kwargs["device"]
-    version = args[0]._version if op.view else None
-    outs = (Tensor._make(out, device, version=version),) if single else \
-        tuple(Tensor._make(o, device) for o in out)
+    if single:
+        outs = (Tensor._make(out, device, version=args[0]._version if op.view else None),)
+    else:
+        outs = tuple(Tensor._make(o, device) for o in out)
 
-    if grad_state.enabled:
+    if grad_arg and grad_state.enabled:
         vjp = op.vjp
+        n_rules = len(vjp)
         edges = None
         for i, a in enumerate(args):
-            if isinstance(a, Tensor) and a._requires_grad and i < len(vjp) and vjp[i] is not None:
+            if i < n_rules and isinstance(a, Tensor) and a._requires_grad and vjp[i] is not None:
                 if edges is None:
                     edges = [None] * len(args)
                 edges[i] = _edge_of(a)
@@ -149,16 +203,23 @@ def _backward(op, kwargs, grads, inputs, outs):
         ans = tuple(outs)
         g = tuple(gi if gi is not None else zeros_like(ans[i]) for i, gi in enumerate(grads))
     result = []
+    fast = op.fast
+    arrays = None
+    # array-level rules only when nothing of the backward is recorded: they would
+    # drop g's graph (create_graph) and its tangents (forward-mode AD)
+    if fast and not grad_state.enabled and type(g) is Tensor and not g._requires_grad \
+            and not forward_ad.levels:
+        B = backend.get(g._device.type)
+        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+        ans_data = ans._data if ans is not None else None
     for i, a in enumerate(inputs):
         rule = op.vjp[i] if i < len(op.vjp) else None
         if rule is None or not isinstance(a, Tensor) or not a._requires_grad:
             result.append(None)
             continue
         gi = None
-        if i == 0 and op.fast is not None and not grad_state.enabled and not g._requires_grad:
-            arr = op.fast(backend.get(a._device.type), g._data,
-                          ans._data if ans is not None else None,
-                          *[x._data if isinstance(x, Tensor) else x for x in inputs], **kwargs)
+        if arrays is not None and i < len(fast) and fast[i] is not None:
+            arr = fast[i](B, g._data, ans_data, *arrays, **kwargs)
             if arr is not None:
                 gi = Tensor._make(arr, a._device)
         if gi is None:

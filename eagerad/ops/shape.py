@@ -12,7 +12,7 @@ from .. import dtype as dt
 from ..device import as_device
 from ..tensor import Tensor
 from .math import as_tensor
-from .registry import PerArg, defop, sum_to
+from .registry import Case, PerArg, U, defop, sum_to
 
 
 def _normalize_shape(shape, size, name="shape"):
@@ -52,7 +52,9 @@ def normalize_axis(axis, ndim, name="axis"):
 
 _reshape = defop("reshape", lambda B, x, shape: B.reshape(x, shape),
                  vjp=lambda g, ans, x, shape: g.reshape(x.shape),
-                 jvp=lambda t, ans, x, shape: t.reshape(shape), saves=(), view=True)
+                 jvp=lambda t, ans, x, shape: t.reshape(shape), saves=(), view=True,
+                 cases=[Case(U(2, 3), shape=(3, 2)), Case(U(), shape=(1, 1)),
+                        Case(U(0, 3), shape=(3, 0))])
 
 
 def reshape(x, *shape):
@@ -72,7 +74,9 @@ def _inverse(axes):
 
 _transpose = defop("transpose", lambda B, x, axes: B.transpose(x, axes),
                    vjp=lambda g, ans, x, axes: g.transpose(_inverse(axes)),
-                   jvp=lambda t, ans, x, axes: t.transpose(axes), saves=(), view=True)
+                   jvp=lambda t, ans, x, axes: t.transpose(axes), saves=(), view=True,
+                   cases=[Case(U(2, 3, 4), axes=(2, 0, 1)), Case(U(2, 3), axes=(1, 0)),
+                          Case(U(0, 2), axes=(1, 0))])
 
 
 def transpose(x, *axes):
@@ -106,7 +110,9 @@ def swapaxes(x, axis0, axis1):
 
 _broadcast = defop("broadcast_to", lambda B, x, shape: B.broadcast_to(x, shape),
                    vjp=lambda g, ans, x, shape: sum_to(g, x.shape),
-                   jvp=lambda t, ans, x, shape: t.broadcast_to(shape), saves=(), view=True)
+                   jvp=lambda t, ans, x, shape: t.broadcast_to(shape), saves=(), view=True,
+                   cases=[Case(U(3), shape=(2, 3)), Case(U(), shape=(2, 2)),
+                          Case(U(2, 1), shape=(2, 4)), Case(U(1), shape=(0,))])
 
 
 def broadcast_to(x, shape):
@@ -167,7 +173,9 @@ def _index_arrays(index, device):
             item = item._data if item.device == device else B.from_numpy(item.numpy())
         elif isinstance(item, list):
             item = B.from_numpy(np.asarray(item))
-        elif isinstance(item, np.ndarray) and device.type != "cpu":
+        elif isinstance(item, np.ndarray):
+            if item.dtype.kind not in "iub":
+                raise IndexError(f"arrays used as indices must be integer or bool, got {item.dtype}")
             item = B.from_numpy(item)
         elif not (item is None or item is Ellipsis or isinstance(item, (int, np.integer, slice))):
             raise IndexError(f"unsupported index {item!r}: use ints, slices, None, ..., lists, "
@@ -185,12 +193,19 @@ def _getitem_fwd(B, x, index):
 
 _getitem = defop("getitem", _getitem_fwd,
                  vjp=lambda g, ans, x, index: index_add(x.shape, x.dtype, index, g),
-                 jvp=lambda t, ans, x, index: _getitem(t, index=index), saves=(), view=True)
+                 jvp=lambda t, ans, x, index: _getitem(t, index=index), saves=(), view=True,
+                 cases=[Case(U(3, 4), index=(slice(0, 2), 1)),
+                        Case(U(5), index=(np.array([0, 2, 2, 4]),)),
+                        Case(U(2, 3), index=(np.array([[True, False, True], [False, False, True]]),)),
+                        Case(U(), index=(None,)), Case(U(3), index=(slice(1, 1),))])
 
 _index_add = defop("index_add", lambda B, v, shape, dtype, index: B.index_add(shape, dtype, index, v),
                    vjp=lambda g, ans, v, shape, dtype, index: _getitem(g, index=index),
                    jvp=lambda t, ans, v, shape, dtype, index: _index_add(t, shape=shape, dtype=dtype,
-                                                                         index=index), saves=())
+                                                                         index=index), saves=(),
+                   cases=[Case(U(4), shape=(5,), dtype=np.dtype(np.float64),
+                               index=(np.array([0, 2, 2, 4]),)),
+                          Case(U(), shape=(2, 3), dtype=np.dtype(np.float64), index=(1, 2))])
 
 
 def index_add(shape, dtype, index, values):
@@ -213,7 +228,8 @@ def _concat_rule(i, g, ans, *xs, axis):
 
 _concat = defop("concat", lambda B, *xs, axis: B.concat(xs, axis),
                 vjp=PerArg(_concat_rule),
-                jvp=PerArg(lambda i, t, ans, *xs, axis: _pad_into(i, t, xs, axis)), saves=())
+                jvp=PerArg(lambda i, t, ans, *xs, axis: _pad_into(i, t, xs, axis)), saves=(),
+                cases=[Case(U(2, 3), U(1, 3), axis=0), Case(U(2, 1), U(2, 2), U(2, 0), axis=1)])
 
 
 def _pad_into(i, t, xs, axis):
@@ -268,8 +284,9 @@ def stack(tensors, axis=0):
 
 # --------------------------------------------------------------- identity/casts
 
+_IDENTITY_CASES = [Case(U(2, 3)), Case(U()), Case(U(0, 2))]
 _alias = defop("alias", lambda B, x: x, vjp=lambda g, ans, x: g, jvp=lambda t, ans, x: t,
-               saves=(), view=True)
+               saves=(), view=True, cases=_IDENTITY_CASES)
 
 
 def alias(x):
@@ -277,7 +294,7 @@ def alias(x):
     return _alias(x)
 
 _clone = defop("clone", lambda B, x: B.copy(x), vjp=lambda g, ans, x: g, jvp=lambda t, ans, x: t,
-               saves=())
+               saves=(), cases=_IDENTITY_CASES)
 
 
 def clone(x):
@@ -287,7 +304,8 @@ def clone(x):
 
 _astype = defop("astype", lambda B, x, dtype: B.astype(x, dtype),
                 vjp=lambda g, ans, x, dtype: g.astype(x.dtype),
-                jvp=lambda t, ans, x, dtype: t.astype(dtype), saves=())
+                jvp=lambda t, ans, x, dtype: t.astype(dtype), saves=(),
+                cases=[Case(U(2, 3), dtype=dt.float64), Case(U(), dtype=dt.float64)])
 
 
 def astype(x, dtype):
@@ -302,7 +320,8 @@ def _move(B, x, device):
 
 
 _to = defop("to", _move, vjp=lambda g, ans, x, device: g.to(x.device),
-            jvp=lambda t, ans, x, device: t.to(device), saves=(), moves_device=True)
+            jvp=lambda t, ans, x, device: t.to(device), saves=(), moves_device=True,
+            cases=[Case(U(2, 3), device=as_device("cpu")), Case(U(), device=as_device("cpu"))])
 
 
 def to(x, device=None, dtype=None):

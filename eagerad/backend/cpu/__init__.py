@@ -7,6 +7,7 @@ multi-pass elementwise work, such as the fused first-order gradient kernels,
 runs as Numba kernels from ``kernels.py``, imported at the first call so that
 importing eagerad compiles nothing.
 """
+import os
 import warnings
 
 import numpy as np
@@ -82,8 +83,44 @@ BINARY = {
 
 
 
+# Large transcendental ops run on every core.  Which way was measured per dtype on
+# this machine (llvmlite without SVML): numpy's float32 loops are SIMD but single
+# threaded, so chunks of them run in threads (ufuncs release the GIL); numpy's
+# float64 sin/cos/tanh/exp loops are scalar and slower than Numba's libm calls in a
+# ``prange`` loop, so those go to ``kernels.unary_parallel``.
+BIG = 1 << 17
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+_THREADED = {(op, np.dtype(np.float32)) for op in ("exp", "sin", "tanh", "log", "sqrt")}
+_NUMBA_F64 = {(op, np.dtype(np.float64)) for op in ("exp", "sin", "cos")}
+_pool = None
+
+
+def _chunked(ufunc, x):
+    """``ufunc(x)`` computed in ``CORES`` contiguous chunks on a thread pool."""
+    global _pool
+    if _pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+        _pool = ThreadPoolExecutor(CORES - 1, thread_name_prefix="eagerad-cpu")
+    out = np.empty_like(x)
+    xf, of = x.reshape(-1), out.reshape(-1)
+    step = -(-xf.size // CORES)
+    jobs = [_pool.submit(ufunc, xf[i:i + step], out=of[i:i + step])
+            for i in range(step, xf.size, step)]
+    ufunc(xf[:step], out=of[:step])
+    for job in jobs:
+        job.result()
+    return out
+
+
 def unary(op, x):
     """Apply elementwise ``op`` (a key of UNARY) to ``x``; NaN/inf pass silently."""
+    if x.size >= BIG and CORES > 1 and x.flags.c_contiguous:
+        key = (op, x.dtype)
+        if key in _THREADED:
+            return _chunked(UNARY[op], x)
+        if key in _NUMBA_F64:
+            from . import kernels
+            return kernels.unary_parallel(op, x)
     out = UNARY[op](x)
     return out if type(out) is np.ndarray else np.asarray(out)
 
@@ -108,14 +145,24 @@ def clip(x, lo, hi):
     return np.clip(x, lo, hi)
 
 
-def fused_grad(op, *arrays):
-    """First-order gradient kernels fused into one pass (``kernels.FUSED``).
+# The same formulas as the differentiable rules, for arrays too small to pay for a
+# Numba call (~2 us of argument checks) or for numba's import at first use.
+_SMALL_GRADS = {"tanh": lambda g, t: g * (1 - t * t), "sigmoid": lambda g, s: g * s * (1 - s),
+                "relu": lambda g, x: g * (x > 0)}
+FUSED_MIN = 1 << 12
 
-    Returns None when no fused kernel covers ``op``/dtype, so callers fall back
-    to the differentiable rule.
+
+def fused_grad(op, g, saved):
+    """First-order gradient of ``op`` from ``g`` and its saved array in one pass
+    (``kernels.CODES``; numpy below ``FUSED_MIN`` elements).
+
+    Returns None when nothing covers ``op``/dtype, so callers fall back to the
+    differentiable rule.
     """
+    if g.size < FUSED_MIN and op in _SMALL_GRADS and g.dtype == saved.dtype:
+        return np.asarray(_SMALL_GRADS[op](g, saved))
     from . import kernels
-    return kernels.fused_grad(op, *arrays)
+    return kernels.fused_grad(op, g, saved)
 
 
 # -------------------------------------------------------------- reductions

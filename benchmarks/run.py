@@ -1,0 +1,414 @@
+"""Side-by-side timings: eagerad against PyTorch CPU, plain numpy and hand-fused kernels.
+
+Run ``python benchmarks/run.py`` (``--quick`` for fewer repeats).  Every library
+runs in its own child process, so each one pays its own imports and allocator
+settings; PyTorch runs twice, with glibc's default allocator and with the mmap
+and trim thresholds pinned (page faults on fresh 40 MB buffers dominate its W3
+otherwise).  PyTorch is optional: its rows say "not measured" when absent.
+
+Workloads (median wall time of the repeats, after a warm-up):
+
+- W1  100-op chain ``y = tanh(sin(y) * 1.01 + 0.1)`` x25 on 16 float32, fwd+bwd, us/op
+- W2  MLP step 64x784 -> 256 ReLU -> 10, cross-entropy, backward, SGD update, float32
+- W3  10M float32 ``(tanh(x) * x + exp(-x)).sum()`` fwd+bwd
+- W4a 1M float64 first derivative of ``sum(sin(x) * x**2)``
+- W4b 1M float64 second derivative (the derivative of the summed first derivative)
+- W5  start-up: ``import eagerad``; a tutorial end to end with a warm and a cold Numba cache
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PINNED = {"MALLOC_MMAP_THRESHOLD_": "67108864", "MALLOC_TRIM_THRESHOLD_": "268435456"}
+W3_N, W4_N = 10_000_000, 1_000_000
+WORKLOADS = ("W1", "W2", "W3", "W4a", "W4b")
+UNITS = {"W1": "us/op", "W2": "ms", "W3": "ms", "W4a": "ms", "W4b": "ms"}
+
+
+def threads():
+    """Cores eagerad's parallel kernels use (Numba's default: every core we may run on)."""
+    env = os.environ.get("NUMBA_NUM_THREADS")
+    return int(env) if env else len(os.sched_getaffinity(0))
+
+
+def timeit(fn, repeat, warmup=2):
+    """Median seconds of ``repeat`` calls after ``warmup`` calls."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    return times[len(times) // 2]
+
+
+# ------------------------------------------------------------------ workloads per library
+
+
+def bench_eagerad(repeat):
+    import numpy as np
+    import eagerad as ea
+    from eagerad import ops
+
+    rng = np.random.default_rng(0)
+    res = {}
+
+    x1 = ea.tensor(rng.standard_normal(16).astype(np.float32), requires_grad=True)
+
+    def w1():
+        y = x1
+        for _ in range(25):
+            y = (y.sin() * 1.01 + 0.1).tanh()
+        y.sum().backward()
+        x1.grad = None
+    res["W1"] = timeit(w1, repeat * 20) / 100 * 1e6
+
+    xb = ea.tensor(rng.standard_normal((64, 784)).astype(np.float32))
+    labels = ea.tensor(rng.integers(0, 10, 64))
+    params = [ea.tensor((rng.standard_normal(s) * 0.05).astype(np.float32), requires_grad=True)
+              for s in ((784, 256), (256,), (256, 10), (10,))]
+
+    def w2():
+        w1_, b1, w2_, b2 = params
+        loss = ops.cross_entropy((xb @ w1_ + b1).relu() @ w2_ + b2, labels)
+        loss.backward()
+        with ea.no_grad():
+            for p in params:
+                p.set_data(p - 0.01 * p.grad)
+                p.grad = None
+    res["W2"] = timeit(w2, repeat * 5) * 1e3
+
+    x3 = ea.tensor(rng.standard_normal(W3_N).astype(np.float32), requires_grad=True)
+
+    def w3():
+        (x3.tanh() * x3 + (-x3).exp()).sum().backward()
+        x3.grad = None
+    res["W3"] = timeit(w3, repeat) * 1e3
+
+    x4 = ea.tensor(rng.standard_normal(W4_N), requires_grad=True)
+
+    def w4a():
+        return ea.autograd.grad((x4.sin() * x4 ** 2).sum(), x4)[0]
+
+    def w4b():
+        (g,) = ea.autograd.grad((x4.sin() * x4 ** 2).sum(), x4, create_graph=True)
+        return ea.autograd.grad(g.sum(), x4)[0]
+    res["W4a"] = timeit(w4a, repeat) * 1e3
+    res["W4b"] = timeit(w4b, repeat) * 1e3
+    return res
+
+
+def bench_torch(repeat):
+    import numpy as np
+    import torch
+    torch.set_num_threads(threads())
+    rng = np.random.default_rng(0)
+    res = {}
+
+    x1 = torch.tensor(rng.standard_normal(16).astype(np.float32), requires_grad=True)
+
+    def w1():
+        y = x1
+        for _ in range(25):
+            y = torch.tanh(torch.sin(y) * 1.01 + 0.1)
+        y.sum().backward()
+        x1.grad = None
+    res["W1"] = timeit(w1, repeat * 20) / 100 * 1e6
+
+    xb = torch.tensor(rng.standard_normal((64, 784)).astype(np.float32))
+    labels = torch.tensor(rng.integers(0, 10, 64))
+    params = [torch.tensor((rng.standard_normal(s) * 0.05).astype(np.float32), requires_grad=True)
+              for s in ((784, 256), (256,), (256, 10), (10,))]
+
+    def w2():
+        w1_, b1, w2_, b2 = params
+        loss = torch.nn.functional.cross_entropy(torch.relu(xb @ w1_ + b1) @ w2_ + b2, labels)
+        loss.backward()
+        with torch.no_grad():
+            for p in params:
+                p.sub_(0.01 * p.grad)
+                p.grad = None
+    res["W2"] = timeit(w2, repeat * 5) * 1e3
+
+    x3 = torch.tensor(rng.standard_normal(W3_N).astype(np.float32), requires_grad=True)
+
+    def w3():
+        (torch.tanh(x3) * x3 + torch.exp(-x3)).sum().backward()
+        x3.grad = None
+    res["W3"] = timeit(w3, repeat) * 1e3
+
+    x4 = torch.tensor(rng.standard_normal(W4_N), requires_grad=True)
+
+    def w4a():
+        return torch.autograd.grad((torch.sin(x4) * x4 ** 2).sum(), x4)[0]
+
+    def w4b():
+        (g,) = torch.autograd.grad((torch.sin(x4) * x4 ** 2).sum(), x4, create_graph=True)
+        return torch.autograd.grad(g.sum(), x4)[0]
+    res["W4a"] = timeit(w4a, repeat) * 1e3
+    res["W4b"] = timeit(w4b, repeat) * 1e3
+    return res
+
+
+def bench_numpy(repeat):
+    """Forward plus hand-derived gradients with numpy ufuncs (no autodiff)."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    res = {}
+
+    x1 = rng.standard_normal(16).astype(np.float32)
+
+    def w1():
+        y, saved = x1, []
+        for _ in range(25):
+            t = np.tanh(np.sin(y) * np.float32(1.01) + np.float32(0.1))
+            saved.append((y, t))
+            y = t
+        g = np.ones_like(y)
+        for y_in, t in reversed(saved):
+            g = g * (1 - t * t) * np.float32(1.01) * np.cos(y_in)
+        return g
+    res["W1"] = timeit(w1, repeat * 20) / 100 * 1e6
+
+    xb = rng.standard_normal((64, 784)).astype(np.float32)
+    labels = rng.integers(0, 10, 64)
+    params = [(rng.standard_normal(s) * 0.05).astype(np.float32)
+              for s in ((784, 256), (256,), (256, 10), (10,))]
+
+    def w2():
+        w1_, b1, w2_, b2 = params
+        h = xb @ w1_ + b1
+        a = np.maximum(h, 0)
+        z = a @ w2_ + b2
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        p = e / e.sum(axis=1, keepdims=True)
+        p[np.arange(64), labels] -= 1
+        dz = p / 64
+        da = dz @ w2_.T * (h > 0)
+        grads = (xb.T @ da, da.sum(0), a.T @ dz, dz.sum(0))
+        for w, g in zip(params, grads):
+            w -= np.float32(0.01) * g
+    res["W2"] = timeit(w2, repeat * 5) * 1e3
+
+    x3 = rng.standard_normal(W3_N).astype(np.float32)
+
+    def w3():
+        t = np.tanh(x3)
+        e = np.exp(-x3)
+        (t * x3 + e).sum()
+        return (1 - t * t) * x3 + t - e
+    res["W3"] = timeit(w3, repeat) * 1e3
+
+    x4 = rng.standard_normal(W4_N)
+
+    def w4a():
+        s, c = np.sin(x4), np.cos(x4)
+        return c * x4 * x4 + 2 * x4 * s
+
+    def w4b():
+        s, c = np.sin(x4), np.cos(x4)
+        return -s * x4 * x4 + 4 * x4 * c + 2 * s
+    res["W4a"] = timeit(w4a, repeat) * 1e3
+    res["W4b"] = timeit(w4b, repeat) * 1e3
+    return res
+
+
+def bench_fused(repeat):
+    """One-pass Numba ``prange`` kernels: the compiled limit for W3 and W4."""
+    import numpy as np
+    from numba import njit, prange
+
+    @njit(parallel=True, fastmath=True)
+    def w3_kernel(x, grad):
+        total = 0.0
+        for i in prange(x.size):
+            t = np.tanh(x[i])
+            e = np.exp(-x[i])
+            total += t * x[i] + e
+            grad[i] = (1 - t * t) * x[i] + t - e
+        return total
+
+    @njit(parallel=True, fastmath=True)
+    def w4a_kernel(x, grad):
+        for i in prange(x.size):
+            s, c = np.sin(x[i]), np.cos(x[i])
+            grad[i] = c * x[i] * x[i] + 2 * x[i] * s
+
+    @njit(parallel=True, fastmath=True)
+    def w4b_kernel(x, grad):
+        for i in prange(x.size):
+            s, c = np.sin(x[i]), np.cos(x[i])
+            grad[i] = -s * x[i] * x[i] + 4 * x[i] * c + 2 * s
+
+    rng = np.random.default_rng(0)
+    x3 = rng.standard_normal(W3_N).astype(np.float32)
+    x4 = rng.standard_normal(W4_N)
+    res = {"W3": timeit(lambda: w3_kernel(x3, np.empty_like(x3)), repeat) * 1e3,
+           "W4a": timeit(lambda: w4a_kernel(x4, np.empty_like(x4)), repeat) * 1e3,
+           "W4b": timeit(lambda: w4b_kernel(x4, np.empty_like(x4)), repeat) * 1e3}
+    return res
+
+
+BENCHES = {"eagerad": bench_eagerad, "torch": bench_torch, "numpy": bench_numpy,
+           "fused": bench_fused}
+
+
+# ------------------------------------------------------------------------- start-up (W5)
+
+TUTORIAL_FALLBACK = """
+import eagerad as ea
+from eagerad import ops
+x = ea.tensor([[0.5, 1.0], [1.5, 2.0]], requires_grad=True)
+w = ea.tensor([[0.1], [0.2]], requires_grad=True)
+loss = ops.cross_entropy((x @ w).tanh().reshape(1, 2) * 3, ea.tensor([1]))
+loss.backward()
+(g,) = ea.autograd.grad((x.sin() * x ** 2).sum(), x, create_graph=True)
+g.sum().backward()
+print(float(loss), x.grad.numpy().ravel().tolist())
+"""
+
+
+def _tutorial():
+    """First script in tutorials/ (the seed walk-through), else a small seed-like script."""
+    folder = os.path.join(ROOT, "tutorials")
+    scripts = sorted(f for f in os.listdir(folder) if f.endswith(".py")) if os.path.isdir(folder) else []
+    if scripts:
+        return os.path.join(folder, scripts[0]), scripts[0]
+    path = os.path.join(tempfile.mkdtemp(prefix="eagerad_bench_"), "seed_like.py")
+    with open(path, "w") as f:
+        f.write(TUTORIAL_FALLBACK)
+    return path, "seed-like fallback script"
+
+
+def _wall(cmd, env):
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stderr[-2000:]}")
+    return wall, proc.stdout
+
+
+def startup(repeat):
+    """Import time (in-process and whole interpreter) and the tutorial with cold/warm cache."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    res = {}
+    code = "import time; t = time.perf_counter(); import eagerad; print(time.perf_counter() - t)"
+    res["import (in-process)"] = sorted(float(_wall([sys.executable, "-c", code], env)[1])
+                                        for _ in range(repeat))[repeat // 2]
+    res["python -c 'import eagerad'"] = sorted(_wall([sys.executable, "-c", "import eagerad"], env)[0]
+                                               for _ in range(repeat))[repeat // 2]
+    res["python -c 'pass'"] = sorted(_wall([sys.executable, "-c", "pass"], env)[0]
+                                     for _ in range(repeat))[repeat // 2]
+    path, name = _tutorial()
+    with tempfile.TemporaryDirectory(prefix="eagerad_numba_cache_") as cache:
+        env_cache = dict(env, NUMBA_CACHE_DIR=cache)
+        res[f"tutorial cold cache ({name})"] = _wall([sys.executable, path], env_cache)[0]
+        res[f"tutorial warm cache ({name})"] = min(_wall([sys.executable, path], env_cache)[0]
+                                                   for _ in range(2))
+    return res
+
+
+# ------------------------------------------------------------------------------- driver
+
+
+def run_child(lib, alloc, repeat):
+    """Run one library's workloads in a fresh interpreter; None when it cannot import."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    for k in PINNED:
+        env.pop(k, None)
+    if alloc == "pinned":
+        env.update(PINNED)
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", lib, "--repeat", str(repeat)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        if "ModuleNotFoundError" in proc.stderr:
+            return None
+        raise RuntimeError(f"{lib} ({alloc}) failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def fmt(v):
+    if v is None:
+        return "not measured"
+    return f"{v:.3g}" if v < 100 else f"{v:.0f}"
+
+
+def table(rows):
+    """Markdown table: one row per (library, allocator), one column per workload, plus ratios."""
+    head = "| run | allocator | " + " | ".join(f"{w} ({UNITS[w]})" for w in WORKLOADS) + " |"
+    lines = [head, "|" + "---|" * (len(WORKLOADS) + 2)]
+    for (lib, alloc), res in rows.items():
+        cells = [fmt(res.get(w) if res else None) if (res is None or w in res) else "-"
+                 for w in WORKLOADS]
+        lines.append(f"| {lib} | {alloc} | " + " | ".join(cells) + " |")
+    ea = rows[("eagerad", "default")]
+    for ref in ("default", "pinned"):
+        torch = rows.get(("torch", ref))
+        cells = [f"{ea[w] / torch[w]:.2f}" if torch else "not measured" for w in WORKLOADS]
+        lines.append(f"| eagerad / torch | eagerad default vs torch {ref} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+TARGETS = {"W1": ("default", 1.5), "W2": ("default", 1.0), "W3": ("pinned", 1.0),
+           "W4a": ("default", 1.0), "W4b": ("default", 1.0)}
+
+
+def verdicts(rows, start):
+    lines = []
+    ea = rows[("eagerad", "default")]
+    for w, (ref, limit) in TARGETS.items():
+        torch = rows.get(("torch", ref))
+        if torch is None:
+            lines.append(f"- {w}: target <= {limit} vs torch {ref}: not measured (no PyTorch)")
+            continue
+        r = ea[w] / torch[w]
+        lines.append(f"- {w}: {r:.2f}x torch ({ref} allocator), target <= {limit}: "
+                     f"{'met' if r <= limit else 'NOT met'}")
+    imp = start["import (in-process)"]
+    lines.append(f"- import eagerad: {imp:.3f} s, target < 0.3 s: {'met' if imp < 0.3 else 'NOT met'}")
+    warm = next(v for k, v in start.items() if k.startswith("tutorial warm"))
+    lines.append(f"- tutorial warm (whole process): {warm:.2f} s, target < 2 s: "
+                 f"{'met' if warm < 2 else 'NOT met'}")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repeats (about a minute)")
+    ap.add_argument("--child", choices=sorted(BENCHES), help=argparse.SUPPRESS)
+    ap.add_argument("--repeat", type=int, default=None, help="timed calls per workload")
+    args = ap.parse_args()
+    repeat = args.repeat or (3 if args.quick else 9)
+    if args.child:
+        print(json.dumps(BENCHES[args.child](repeat)))
+        return
+
+    print(f"python {sys.version.split()[0]}, {threads()} threads (Numba and torch.set_num_threads), "
+          f"pinned allocator = {' '.join(f'{k}={v}' for k, v in PINNED.items())}", flush=True)
+    rows = {}
+    for lib, alloc in (("eagerad", "default"), ("eagerad", "pinned"), ("torch", "default"),
+                       ("torch", "pinned"), ("numpy", "default"), ("fused", "default")):
+        t0 = time.perf_counter()
+        rows[(lib, alloc)] = run_child(lib, alloc, repeat)
+        print(f"  {lib:8s} {alloc:8s} done in {time.perf_counter() - t0:5.1f} s", flush=True)
+    start = startup(3 if args.quick else 5)
+    print()
+    print(table(rows))
+    print()
+    print("| start-up (W5) | seconds |\n|---|---|")
+    for k, v in start.items():
+        print(f"| {k} | {v:.3f} |")
+    print()
+    print(verdicts(rows, start))
+
+
+if __name__ == "__main__":
+    main()

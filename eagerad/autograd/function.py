@@ -1,0 +1,199 @@
+"""Custom differentiable operations: subclass ``Function`` (PyTorch's face).
+
+``forward`` runs without recording; ``apply`` then records one graph node whose
+backward calls the subclass's ``backward``.  When that backward is written with
+eagerad ops it is recorded under ``create_graph=True``, so the custom op can be
+differentiated again.  An optional ``jvp`` gives forward-mode tangents.
+
+>>> import eagerad
+>>> class Cube(Function):
+...     @staticmethod
+...     def forward(ctx, x):
+...         ctx.save_for_backward(x)
+...         return x ** 3
+...     @staticmethod
+...     def backward(ctx, g):
+...         (x,) = ctx.saved_tensors
+...         return g * 3 * x ** 2
+>>> x = eagerad.tensor(2.0, requires_grad=True)
+>>> Cube.apply(x).backward(); x.grad.item()
+12.0
+"""
+import functools
+
+from ..tensor import Tensor, zeros, zeros_like
+from . import forward_ad
+from .engine import _edge_of
+from .grad_mode import no_grad, state as grad_state
+from .node import Node
+
+
+class FunctionCtx:
+    """What ``forward`` leaves for ``backward``/``jvp``: saved tensors, flags, any attribute.
+
+    Saved tensors are checked for in-place changes when read back; a saved
+    output comes back as the recorded output, so double backward sees its graph.
+    """
+
+    def __init__(self, needs_input_grad):
+        self.needs_input_grad = needs_input_grad
+        self._saved = ()
+        self._versions = ()
+        self._out_slots = ()   # for each saved tensor: the output index it is, or None
+        self._outs = None      # recorded outputs, available while backward runs
+        self._name = "Function"
+
+    def save_for_backward(self, *tensors):
+        """Keep tensors (inputs, outputs or intermediates) for ``backward``.
+
+        >>> ctx.save_for_backward(x, y)  # doctest: +SKIP
+        """
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward: argument {i} is {type(t).__name__}, not a "
+                                "Tensor (store other values as ctx attributes)")
+        self._saved = tensors
+        self._versions = tuple(None if t is None else (t._version, t._version[0]) for t in tensors)
+
+    @property
+    def saved_tensors(self):
+        """The tensors given to ``save_for_backward``, after checking none changed in place."""
+        if self._saved is None:
+            raise RuntimeError(f"{self._name}: saved tensors were freed by a backward without "
+                               "retain_graph=True")
+        result = []
+        for i, (t, ver) in enumerate(zip(self._saved, self._versions)):
+            if t is not None and ver[0][0] != ver[1]:
+                raise RuntimeError(
+                    f"one of the variables needed for gradient computation has been modified by "
+                    f"an inplace operation: tensor {i} saved by {self._name} (shape {list(t.shape)}) "
+                    f"is at version {ver[0][0]}; expected version {ver[1]} instead.")
+            slot = self._out_slots[i] if self._out_slots else None
+            result.append(self._outs[slot] if slot is not None and self._outs is not None else t)
+        return tuple(result)
+
+
+class Function:
+    """Base class of custom ops; call them with ``MyFunction.apply(*args)``.
+
+    Subclasses define static ``forward(ctx, *args)`` returning a Tensor or a tuple
+    of Tensors, ``backward(ctx, *grads)`` returning one gradient (or None) per
+    argument of ``forward``, and optionally ``jvp(ctx, *tangents)`` returning the
+    output tangent(s); ``jvp`` gets zeros for tensor arguments without a tangent.
+    """
+
+    @staticmethod
+    def forward(ctx, *args):
+        raise NotImplementedError("Function subclasses must define a static forward(ctx, *args)")
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError("Function subclasses must define a static backward(ctx, *grads)")
+
+    jvp = None
+
+    @classmethod
+    def apply(cls, *args):
+        """Run ``forward`` now and record one node for the whole custom op."""
+        needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        ctx = FunctionCtx(needs)
+        ctx._name = cls.__name__ + "Backward"
+        plain = tuple(a.detach() if isinstance(a, Tensor) else a for a in args)
+        with no_grad():
+            raw = cls.forward(ctx, *plain)
+        single = isinstance(raw, Tensor)
+        raw = (raw,) if single else tuple(raw)
+        for k, o in enumerate(raw):
+            if not isinstance(o, Tensor):
+                raise TypeError(f"{cls.__name__}.forward must return Tensors, output {k} is "
+                                f"{type(o).__name__}")
+        # saved inputs are the caller's tensors (their graph matters under create_graph)
+        ctx._saved = tuple(_caller_tensor(t, plain, args) for t in ctx._saved)
+        outs = tuple(Tensor._make(o._data, o._device, version=o._version) for o in raw)
+        ctx._out_meta = tuple((o.shape, o.dtype, o.device) for o in outs)
+        ctx._out_slots = tuple(next((k for k, o in enumerate(raw) if o is t), None)
+                               for t in ctx._saved)
+        if grad_state.enabled and any(needs):
+            edges = tuple(_edge_of(a) if need else None for a, need in zip(args, needs))
+            node = Node(ctx._name, functools.partial(_run_backward, cls, ctx), edges, args, (),
+                        outs, any(s is not None for s in ctx._out_slots))
+            for k, o in enumerate(outs):
+                o._requires_grad = True
+                o.grad_fn = node
+                o._out_index = k
+        if forward_ad.levels:
+            _push_tangents(cls, ctx, args, outs)
+        return outs[0] if single else outs
+
+
+def _caller_tensor(t, plain, args):
+    for p, a in zip(plain, args):
+        if t is p:
+            return a
+    return t
+
+
+def _run_backward(cls, ctx, grads, inputs, outs):
+    """Node callback: the subclass's ``backward`` with missing gradients as zeros."""
+    if inputs is None:
+        raise RuntimeError(f"{ctx._name}: trying to backward through the graph a second time; "
+                           "pass retain_graph=True to the first backward")
+    grads = [g if g is not None else zeros(*shape, dtype=dtype, device=device)
+             for g, (shape, dtype, device) in zip(grads, ctx._out_meta)]
+    ctx._outs = outs
+    try:
+        result = cls.backward(ctx, *grads)
+    finally:
+        ctx._outs = None
+    result = (result,) if isinstance(result, Tensor) or result is None else tuple(result)
+    if len(result) != len(inputs):
+        raise RuntimeError(f"{cls.__name__}.backward returned {len(result)} gradients, but forward "
+                           f"took {len(inputs)} arguments (return None for non-differentiable ones)")
+    fitted = []
+    for i, (g, a) in enumerate(zip(result, inputs)):
+        if g is None or not ctx.needs_input_grad[i]:
+            fitted.append(None)
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError(f"{cls.__name__}.backward: gradient {i} is {type(g).__name__}, "
+                            "not a Tensor or None")
+        if g.shape != a.shape:
+            raise RuntimeError(f"{cls.__name__}.backward: gradient {i} has shape {g.shape}, but "
+                               f"input {i} has shape {a.shape}")
+        fitted.append(g if g.dtype == a.dtype else g.astype(a.dtype))
+    return fitted
+
+
+def _push_tangents(cls, ctx, args, outs):
+    """Forward mode through a custom op: its ``jvp`` at every level where inputs carry tangents."""
+    for level in tuple(forward_ad.levels):
+        tangents = [a._tangents.get(level) if isinstance(a, Tensor) and a._tangents else None
+                    for a in args]
+        if not any(t is not None for t in tangents):
+            continue
+        if level in forward_ad.batched:   # let the batched handler refuse (or take) the op
+            forward_ad.batched[level](cls, tangents, args, {}, outs)
+        if cls.jvp is None:
+            raise NotImplementedError(f"forward-mode AD: {cls.__name__} defines no jvp(ctx, "
+                                      "*tangents) static method")
+        idx = forward_ad.levels.index(level)
+        forward_ad.levels.pop(idx)
+        try:
+            full = [t if t is not None else (zeros_like(a) if isinstance(a, Tensor) else None)
+                    for t, a in zip(tangents, args)]
+            out_t = cls.jvp(ctx, *full)
+        finally:
+            forward_ad.levels.insert(idx, level)
+        out_t = (out_t,) if isinstance(out_t, Tensor) else tuple(out_t)
+        for k, (o, t) in enumerate(zip(outs, out_t)):
+            if t is None:
+                continue
+            if t.shape != o.shape:
+                raise RuntimeError(f"{cls.__name__}.jvp: tangent {k} has shape {t.shape}, output "
+                                   f"{k} has shape {o.shape}")
+            if o._tangents is None:
+                o._tangents = {}
+            o._tangents[level] = t
+        node = outs[0].grad_fn
+        if node is not None and node.out_data is not None:
+            node.out_tangents = tuple(o._tangents for o in outs)

@@ -1,0 +1,468 @@
+"""CUDA backend: arrays are numba-cuda ``DeviceNDArray``s; the same functions as ``cpu``.
+
+Importing this module checks that CUDA (or Numba's CUDA simulator, with
+``NUMBA_ENABLE_CUDASIM=1``) is usable and raises a RuntimeError saying what is
+missing otherwise; nothing imports it before a tensor is put on ``'cuda'``.
+
+Every array returned here is C-contiguous.  That keeps all kernels on flat
+buffers with element strides: ``reshape`` is a view, while transpose,
+broadcast_to and indexing produce fresh arrays through one strided-copy kernel
+(so an in-place write through such a "view" does not reach its base, unlike on
+the CPU).  Output dtypes follow numpy's promotion rules, found once per
+(op, dtypes) by asking numpy about empty arrays.  Random numbers are drawn on the
+host from the generator shared with the CPU backend and copied over, so one
+``set_seed`` gives the same values on every device.
+
+>>> import eagerad
+>>> eagerad.ones(2, device="cuda").sum().item()  # doctest: +SKIP
+2.0
+"""
+import math
+
+import numpy as np
+
+from ...context import require_cuda
+
+require_cuda()
+
+from numba import cuda  # noqa: E402  (after the check, which explains a missing package)
+
+from .. import cpu  # noqa: E402
+from . import elementwise as ew, matmul as mm, movement as mv, reduction as red  # noqa: E402
+from .launch import (MAX_BLOCKS, RED_THREADS, THREADS, TILE, blocks, broadcast_strides,  # noqa: E402
+                     collapse, contiguous_strides)
+
+name = "cuda"
+
+# --------------------------------------------------------------------- helpers
+
+
+def _is_device(a):
+    return hasattr(a, "copy_to_host")
+
+
+def _empty(shape, dtype):
+    return cuda.device_array(tuple(shape), dtype=np.dtype(dtype))
+
+
+def _flat(a):
+    return a.reshape(a.size)
+
+
+def _run(kernel, n, *args):
+    if n:
+        kernel[blocks(n), THREADS](*args)
+
+
+_dtypes = {}
+
+
+def _result_dtype(table, op, *operands):
+    """numpy's output dtype for ``op`` on these operands (Python scalars stay weak)."""
+    key = (op,) + tuple(o.dtype if _is_device(o) else type(o) for o in operands)
+    d = _dtypes.get(key)
+    if d is None:
+        probes = [np.empty(0, o.dtype) if _is_device(o) else o for o in operands]
+        d = _dtypes[key] = table[op](*probes).dtype
+    return d
+
+
+def _operand(v, dtype):
+    """A device array for ``v``: device arrays pass, numpy arrays are copied, scalars filled."""
+    if _is_device(v):
+        return v
+    if isinstance(v, np.ndarray) and v.ndim:
+        return from_numpy(v.astype(dtype, copy=False))
+    return full((), v, dtype)
+
+
+def _copy_into(dst, src, shape, dst_off, dst_st, src_off, src_st):
+    """Strided copy of a logical ``shape`` from ``src`` into ``dst`` (flat element offsets)."""
+    n = math.prod(shape)
+    if n:
+        cshape, (ds, ss) = collapse(shape, [dst_st, src_st])
+        mv.copy_strided[blocks(n), THREADS](_flat(dst), _flat(src), cshape, n, dst_off, ds,
+                                            src_off, ss)
+
+# ----------------------------------------------------------------- creation
+
+
+def asarray(data, dtype=None):
+    """A device array of ``data`` (device array, numpy array, nested list, scalar)."""
+    if _is_device(data):
+        return data if dtype is None or data.dtype == dtype else astype(data, dtype)
+    return from_numpy(np.asarray(data, dtype=dtype))
+
+
+def to_numpy(a):
+    """Copy a device array to a new host ndarray."""
+    return a.copy_to_host()
+
+
+def from_numpy(a):
+    """Copy a host ndarray to a new C-contiguous device array."""
+    a = np.asarray(a)
+    return cuda.to_device(a if a.flags.c_contiguous else a.copy(order="C"))
+
+
+def full(shape, value, dtype):
+    out = _empty(shape, dtype)
+    _run(mv.fill, out.size, _flat(out), np.dtype(dtype).type(value))
+    return out
+
+
+def arange(start, stop, step, dtype):
+    return from_numpy(np.arange(start, stop, step, dtype=dtype))
+
+
+def copy(a):
+    out = _empty(a.shape, a.dtype)
+    if a.size:
+        out.copy_to_device(a)
+    return out
+
+
+def astype(a, dtype):
+    dtype = np.dtype(dtype)
+    return unary("nonzero" if dtype == np.bool_ else "identity", a, dtype)
+
+# ------------------------------------------------------------- elementwise
+
+
+UNARY = cpu.UNARY
+BINARY = cpu.BINARY
+
+
+def unary(op, x, dtype=None):
+    """Elementwise ``op`` (a key of UNARY, or an internal one given its ``dtype``)."""
+    out = _empty(x.shape, dtype if dtype is not None else _result_dtype(UNARY, op, x))
+    _run(ew.unary_kernel(op), x.size, _flat(out), _flat(x))
+    return out
+
+
+def binary(op, x, y):
+    """Broadcasting elementwise ``op`` (a key of BINARY); either side may be a Python scalar."""
+    if not _is_device(x) and not _is_device(y):
+        return from_numpy(cpu.binary(op, x, y))
+    return _binary(op, x, y, _result_dtype(BINARY, op, x, y))
+
+
+def _binary(op, x, y, dtype, out=None):
+    ks = ew.binary_kernels(op)
+    if not _is_device(y):
+        out = out if out is not None else _empty(x.shape, dtype)
+        _run(ks.scalar_right, out.size, _flat(out), _flat(x), _weak(x, y))
+    elif not _is_device(x):
+        out = out if out is not None else _empty(y.shape, dtype)
+        _run(ks.scalar_left, out.size, _flat(out), _weak(y, x), _flat(y))
+    elif x.shape == y.shape and (out is None or out.shape == x.shape):
+        out = out if out is not None else _empty(x.shape, dtype)
+        _run(ks.flat, out.size, _flat(out), _flat(x), _flat(y))
+    else:
+        shape = out.shape if out is not None else np.broadcast_shapes(x.shape, y.shape)
+        out = out if out is not None else _empty(shape, dtype)
+        cshape, (sx, sy) = collapse(shape, [broadcast_strides(x.shape, shape),
+                                            broadcast_strides(y.shape, shape)])
+        _run(ks.strided, out.size, _flat(out), _flat(x), _flat(y), cshape, sx, sy)
+    return out
+
+
+def _weak(arr, s):
+    """Python scalar ``s`` as the dtype numpy computes ``arr op s`` in."""
+    return np.result_type(arr.dtype, s).type(s)
+
+
+def inplace(op, x, y):
+    """``x op= y`` in place (``op`` a key of BINARY); returns ``x``."""
+    if _is_device(y) and np.broadcast_shapes(x.shape, y.shape) != x.shape:
+        raise ValueError(f"in-place {op}: shape {y.shape} cannot be broadcast to {x.shape}")
+    return _binary(op, x, y, x.dtype, out=x)
+
+
+def where(cond, x, y):
+    dtype = np.result_type(*(v.dtype if _is_device(v) else v for v in (x, y)))
+    ops = (_operand(cond, np.bool_), _operand(x, dtype), _operand(y, dtype))
+    shape = np.broadcast_shapes(*(v.shape for v in ops))
+    out = _empty(shape, dtype)
+    cshape, strides = collapse(shape, [broadcast_strides(v.shape, shape) for v in ops])
+    _run(ew.where_strided, out.size, _flat(out), *(_flat(v) for v in ops), cshape, *strides)
+    return out
+
+
+def clip(x, lo, hi):
+    out = x
+    if lo is not None:
+        out = binary("maximum", out, lo)
+    if hi is not None:
+        out = binary("minimum", out, hi)
+    return copy(out) if out is x else out
+
+
+def fused_grad(op, g, saved):
+    """tanh/sigmoid/relu input gradient from ``g`` and the saved array in one kernel, or None."""
+    if op not in ("tanh", "sigmoid", "relu") or g.dtype != saved.dtype or g.shape != saved.shape \
+            or g.dtype.kind != "f":
+        return None
+    return _binary(op + "_grad", g, saved, g.dtype)
+
+# -------------------------------------------------------------- reductions
+
+
+def _axes(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    return tuple(sorted(int(a) % max(ndim, 1) for a in axes))
+
+
+def _rows(x, axes):
+    """``x`` with ``axes`` moved last, as a flat contiguous (M, K) buffer, and M, K."""
+    keep = tuple(d for d in range(x.ndim) if d not in axes)
+    K = math.prod(x.shape[d] for d in axes)
+    M = math.prod(x.shape[d] for d in keep)
+    perm = keep + axes
+    if perm != tuple(range(x.ndim)):
+        x = transpose(x, perm)
+    return _flat(x), M, K
+
+
+CHUNK = RED_THREADS * 16        # elements per block when a row is split across blocks
+
+
+def _segments(op, a, M, K, acc):
+    """Reduce each of M rows of length K; long rows with few outputs take two passes."""
+    C = 1
+    L = K
+    if M < 1024 and K > CHUNK:
+        C = -(-K // CHUNK)
+        L = -(-K // C)
+        C = -(-K // L)
+    out = _empty((M * C,), acc)
+    red.segment_kernel(op, acc)[max(1, min(M * C, MAX_BLOCKS)), RED_THREADS](out, a, M * C, K, C, L)
+    return _segments(op, out, M, C, acc) if C > 1 else out
+
+
+_NEUTRAL = {"sum": 0, "prod": 1, "any": False, "all": True}
+
+
+def reduce(op, x, axis, keepdims):
+    """``op`` in sum/max/min/prod/any/all over ``axis`` (None, int or tuple)."""
+    axes = _axes(axis, x.ndim)
+    shape = tuple(1 if d in axes else s for d, s in enumerate(x.shape)) if keepdims else \
+        tuple(s for d, s in enumerate(x.shape) if d not in axes)
+    dtype = np.dtype(bool) if op in ("any", "all") else \
+        getattr(np, op)(np.ones(1, x.dtype)).dtype
+    rows, M, K = _rows(x, axes)
+    if M == 0 or K == 0:
+        if K == 0 and op not in _NEUTRAL:
+            raise ValueError(f"{op} of an empty array of shape {x.shape} has no identity")
+        return full(shape, _NEUTRAL.get(op, 0), dtype)
+    acc = np.uint8 if op in ("any", "all") else np.float32 if dtype == np.float16 else dtype
+    out = _segments(op, rows, M, K, acc)
+    if out.dtype != dtype:
+        out = astype(out, dtype)
+    return out.reshape(shape)
+
+
+def argreduce(op, x, axis, keepdims):
+    """``op`` in argmax/argmin: index of the first extreme (NaN counts as extreme)."""
+    if axis is None:
+        rows, M, K = _flat(x), 1, x.size
+        shape = (1,) * x.ndim if keepdims else ()
+    else:
+        axis = int(axis) % max(x.ndim, 1)
+        rows, M, K = _rows(x, (axis,))
+        shape = tuple(1 if d == axis else s for d, s in enumerate(x.shape)) if keepdims else \
+            tuple(s for d, s in enumerate(x.shape) if d != axis)
+    if K == 0:
+        raise ValueError(f"{op} of an empty array of shape {x.shape}")
+    out = _empty((M,), np.int64)
+    if M:
+        red.segment_kernel(op, x.dtype)[min(M, MAX_BLOCKS), RED_THREADS](out, rows, M, K)
+    return out.reshape(shape)
+
+
+def logsumexp(x, axis, keepdims):
+    axes = _axes(axis, x.ndim)
+    m = unary("finite_or_zero", reduce("max", x, axes, True), x.dtype)
+    s = reduce("sum", unary("exp", binary("sub", x, m)), axes, True)
+    out = binary("add", unary("log", s), m)
+    return out if keepdims else out.reshape(tuple(n for d, n in enumerate(x.shape)
+                                                  if d not in axes))
+
+
+def softmax(x, axis):
+    e = unary("exp", binary("sub", x, reduce("max", x, axis, True)))
+    return binary("div", e, reduce("sum", e, axis, True))
+
+
+def log_softmax(x, axis):
+    return binary("sub", x, logsumexp(x, axis, True))
+
+# ------------------------------------------------------------- linear algebra
+
+
+def _batched(x, batch, n_batch):
+    """Flat buffer of ``x`` (..., R, C) and its batch stride for ``batch`` (0: shared)."""
+    if math.prod(x.shape[:-2]) == 1:
+        return _flat(x), 0
+    if x.shape[:-2] != batch:
+        x = broadcast_to(x, batch + x.shape[-2:])
+    return _flat(x), math.prod(x.shape[-2:])
+
+
+def matmul(a, b):
+    """numpy's matmul (1-D promotion, broadcast batches) with the tiled kernel."""
+    a2 = a.reshape((1,) + a.shape) if a.ndim == 1 else a
+    b2 = b.reshape(b.shape + (1,)) if b.ndim == 1 else b
+    M, K = a2.shape[-2:]
+    N = tuple(b2.shape)[-1]
+    if tuple(b2.shape)[-2] != K:
+        raise ValueError(f"matmul: shapes {a.shape} and {b.shape} are not aligned")
+    batch = tuple(np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]))
+    n_batch = math.prod(batch)
+    dtype = np.result_type(a.dtype, b.dtype)
+    acc = np.float32 if dtype == np.float16 else np.int64 if dtype == np.bool_ else dtype
+    out = _empty((n_batch * M * N,), acc)
+    if out.size:
+        fa, sa = _batched(a2, batch, n_batch)
+        fb, sb = _batched(b2, batch, n_batch)
+        grid = (-(-N // TILE), -(-M // TILE), n_batch)
+        mm.kernel(acc)[grid, (TILE, TILE)](out, fa, fb, M, N, K, sa, sb)
+    if out.dtype != dtype:
+        out = astype(out, dtype)
+    shape = batch + ((M,) if a.ndim > 1 else ()) + ((N,) if b.ndim > 1 else ())
+    return out.reshape(shape)
+
+# ---------------------------------------------------------------- movement
+
+
+def reshape(x, shape):
+    return x.reshape(tuple(shape))
+
+
+def transpose(x, axes):
+    axes = tuple(axes)
+    shape = tuple(x.shape[a] for a in axes)
+    own = contiguous_strides(x.shape)
+    out = _empty(shape, x.dtype)
+    _copy_into(out, x, shape, 0, contiguous_strides(shape), 0, tuple(own[a] for a in axes))
+    return out
+
+
+def broadcast_to(x, shape):
+    shape = tuple(shape)
+    if np.broadcast_shapes(x.shape, shape) != shape:
+        raise ValueError(f"cannot broadcast shape {x.shape} to {shape}")
+    out = _empty(shape, x.dtype)
+    _copy_into(out, x, shape, 0, contiguous_strides(shape), 0, broadcast_strides(x.shape, shape))
+    return out
+
+
+def concat(arrays, axis):
+    shape = list(arrays[0].shape)
+    shape[axis] = sum(a.shape[axis] for a in arrays)
+    out = _empty(shape, np.result_type(*(a.dtype for a in arrays)))
+    dst = contiguous_strides(shape)
+    start = 0
+    for a in arrays:
+        _copy_into(out, a, a.shape, start * dst[axis], dst, 0, contiguous_strides(a.shape))
+        start += a.shape[axis]
+    return out
+
+
+def stack(arrays, axis):
+    return concat([a.reshape(a.shape[:axis] + (1,) + a.shape[axis:]) for a in arrays], axis)
+
+
+def _plan(shape, index):
+    """Where ``index`` reads in a contiguous array of ``shape``.
+
+    Returns ``(result shape, (offset, strides) or None, positions or None)``: basic
+    indexing (ints, slices, None, ...) is an offset and element strides, found by
+    letting numpy index a zero-copy strided probe; advanced indexing is a device
+    int64 array of flat positions, found by indexing ``arange`` on the host.  numpy
+    does the bounds checks, so errors read as on the CPU.
+    """
+    items = index if isinstance(index, tuple) else (index,)
+    host = tuple(i.copy_to_host() if _is_device(i) else i for i in items)
+    if any(isinstance(i, (np.ndarray, list)) for i in host):
+        pos = np.arange(math.prod(shape), dtype=np.int64).reshape(shape)[host]
+        return pos.shape, None, from_numpy(pos.reshape(-1))
+    if not any(i is Ellipsis for i in host):
+        host += (Ellipsis,)              # so integer indices still give a view, not a scalar
+    probe = np.lib.stride_tricks.as_strided(
+        np.zeros(1, np.int64), shape, tuple(8 * s for s in contiguous_strides(shape)),
+        writeable=False)
+    view = probe[host]
+    off = (view.__array_interface__["data"][0] - probe.__array_interface__["data"][0]) // 8
+    return view.shape, (off, tuple(s // 8 for s in view.strides)), None
+
+
+def getitem(x, index):
+    shape, strided, pos = _plan(x.shape, index)
+    out = _empty(shape, x.dtype)
+    if strided is not None:
+        _copy_into(out, x, shape, 0, contiguous_strides(shape), *strided)
+    else:
+        _run(mv.gather, out.size, _flat(out), _flat(x), pos)
+    return out
+
+
+def _fit_value(v, shape, dtype, what):
+    """Device array of ``v`` that broadcasts to ``shape`` (leading 1s dropped)."""
+    v = _operand(v, dtype)
+    while v.ndim > len(shape) and v.shape[0] == 1:
+        v = v.reshape(v.shape[1:])
+    if v.ndim > len(shape) or np.broadcast_shapes(v.shape, shape) != tuple(shape):
+        raise ValueError(f"{what}: value of shape {v.shape} cannot be broadcast to {tuple(shape)}")
+    return v
+
+
+def setitem(x, index, value):
+    shape, strided, pos = _plan(x.shape, index)
+    v = _fit_value(value, shape, x.dtype, "setitem")
+    vs = broadcast_strides(v.shape, shape)
+    if strided is not None:
+        _copy_into(x, v, shape, *strided, 0, vs)
+    elif pos.size:
+        cshape, (cvs,) = collapse(shape, [vs])
+        _run(mv.scatter, pos.size, _flat(x), _flat(v), pos, cshape, cvs)
+
+
+def index_add(shape, dtype, index, values):
+    """Zeros of ``shape`` with ``values`` added at ``index``; repeated indices accumulate."""
+    out = full(shape, 0, dtype)
+    rshape, strided, pos = _plan(tuple(shape), index)
+    v = _fit_value(values, rshape, dtype, "index_add")
+    if strided is not None:      # basic indexing never repeats a position
+        _copy_into(out, v, rshape, *strided, 0, broadcast_strides(v.shape, rshape))
+    elif pos.size:
+        if v.shape != rshape or v.dtype != np.dtype(dtype):
+            v = astype(broadcast_to(v, rshape), dtype)
+        _run(mv.scatter_add, pos.size, _flat(out), _flat(v), pos)
+    return out
+
+
+def contiguous(x):
+    return x
+
+# ------------------------------------------------------------------ random
+# Drawn on the host from the CPU backend's generator, then copied: the same seed
+# gives the same numbers on every device.
+
+
+def seed(value):
+    """No-op: CUDA shares the CPU backend's generator, which ``set_seed`` seeds."""
+
+
+def uniform(shape, low, high, dtype):
+    return from_numpy(cpu.uniform(shape, low, high, dtype))
+
+
+def normal(shape, mean, std, dtype):
+    return from_numpy(cpu.normal(shape, mean, std, dtype))
+
+
+def bernoulli(shape, p, dtype):
+    return from_numpy(cpu.bernoulli(shape, p, dtype))

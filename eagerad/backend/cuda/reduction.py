@@ -1,0 +1,125 @@
+"""Reduction kernels: shared-memory tree reductions over contiguous segments.
+
+The host side moves the reduced axes last, so the input is a contiguous
+``(M, K)`` matrix.  Each row may be cut into ``C`` chunks of length ``L`` (two
+passes for long rows with few outputs, e.g. a full sum); one block reduces one
+segment: its threads stride over the segment, then combine their partial
+results in a shared-memory tree.  Kernels are built once per (op, accumulator
+dtype) and compiled by Numba once per input dtype.
+"""
+import numpy as np
+from numba import cuda
+
+from .launch import RED_THREADS as THREADS, numba_type
+
+
+def _sum(a, b):
+    return a + b
+
+
+def _prod(a, b):
+    return a * b
+
+
+def _max(a, b):
+    return a if a > b or a != a else b
+
+
+def _min(a, b):
+    return a if a < b or a != a else b
+
+
+# op -> (combine, neutral element or None when duplicates are harmless, load as truth value)
+OPS = {"sum": (_sum, 0, False), "prod": (_prod, 1, False), "max": (_max, None, False),
+       "min": (_min, None, False), "any": (_max, None, True), "all": (_min, None, True)}
+
+
+def _segment_kernel(op, acc_dtype):
+    combine, neutral, truth = OPS[op]
+    combine = cuda.jit(device=True)(combine)
+    acc_t = numba_type(acc_dtype)
+    cast = np.dtype(acc_dtype).type
+    T = THREADS
+
+    @cuda.jit
+    def kernel(out, a, n_segments, K, C, L):
+        buf = cuda.shared.array(T, acc_t)
+        t = cuda.threadIdx.x
+        for s in range(cuda.blockIdx.x, n_segments, cuda.gridDim.x):
+            m = s // C
+            c = s - m * C
+            start = m * K + c * L
+            length = min(L, K - c * L)
+            if t < length:
+                acc = cast(a[start + t] != 0) if truth else cast(a[start + t])
+            elif neutral is None:       # idempotent op: a duplicate changes nothing
+                acc = cast(a[start] != 0) if truth else cast(a[start])
+            else:
+                acc = cast(neutral)
+            for j in range(t + T, length, T):
+                acc = combine(acc, cast(a[start + j] != 0) if truth else cast(a[start + j]))
+            buf[t] = acc
+            cuda.syncthreads()
+            w = T // 2
+            while w > 0:
+                if t < w:
+                    buf[t] = combine(buf[t], buf[t + w])
+                cuda.syncthreads()
+                w //= 2
+            if t == 0:
+                out[s] = buf[0]
+            cuda.syncthreads()
+    return kernel
+
+
+def _arg_kernel(op, dtype):
+    sign = 1 if op == "argmax" else -1
+    val_t = numba_type(dtype)
+    T = THREADS
+
+    @cuda.jit(device=True)
+    def better(v, i, w, j):
+        # NaN counts as the extreme (numpy returns the first NaN); ties go to the lower index
+        if v != v or w != w:
+            return v != v and (w == w or i < j)
+        return v * sign > w * sign or (v == w and i < j)
+
+    @cuda.jit
+    def kernel(out, a, M, K):
+        vals = cuda.shared.array(T, val_t)
+        idxs = cuda.shared.array(T, np.int64)
+        t = cuda.threadIdx.x
+        for m in range(cuda.blockIdx.x, M, cuda.gridDim.x):
+            start = m * K
+            bi = min(t, K - 1)
+            bv = a[start + bi]
+            for j in range(t + T, K, T):
+                if better(a[start + j], j, bv, bi):
+                    bv = a[start + j]
+                    bi = j
+            vals[t] = bv
+            idxs[t] = bi
+            cuda.syncthreads()
+            w = T // 2
+            while w > 0:
+                if t < w and better(vals[t + w], idxs[t + w], vals[t], idxs[t]):
+                    vals[t] = vals[t + w]
+                    idxs[t] = idxs[t + w]
+                cuda.syncthreads()
+                w //= 2
+            if t == 0:
+                out[m] = idxs[0]
+            cuda.syncthreads()
+    return kernel
+
+
+_cache = {}
+
+
+def segment_kernel(op, acc_dtype):
+    """Tree-reduction kernel for ``op`` accumulating in ``acc_dtype`` (built once)."""
+    key = (op, np.dtype(acc_dtype))
+    k = _cache.get(key)
+    if k is None:
+        k = _cache[key] = (_arg_kernel if op.startswith("arg") else _segment_kernel)(op, acc_dtype)
+    return k

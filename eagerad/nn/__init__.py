@@ -1,0 +1,17 @@
+"""Neural-network building blocks, in MindSpore and PyTorch spellings (``eagerad.nn``).
+
+>>> import eagerad
+>>> from eagerad import nn
+>>> net = nn.Dense(3, 1)
+>>> loss = nn.MSELoss()(net(eagerad.ones(4, 3)), eagerad.zeros(4, 1))
+>>> loss.shape
+()
+"""
+from . import init
+from .cell import Cell, Module
+from .layers import (Dense, Dropout, Flatten, Identity, Linear, LogSoftmax, ReLU, Sequential,
+                     SequentialCell, Sigmoid, Softmax, Tanh, get_activation)
+from .loss import CrossEntropyLoss, L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits
+from .optim import SGD, Adam, AdamW, Momentum, Optimizer
+from .wrappers import (TrainOneStepCell, TrainOneStepWithLossScaleCell, WithLossCell,
+                       loss_and_grads)

@@ -1,0 +1,203 @@
+"""Layers: Dense, activations, Flatten, Dropout and SequentialCell.
+
+>>> import eagerad
+>>> from eagerad import nn
+>>> net = nn.SequentialCell(nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 2))
+>>> net(eagerad.ones(5, 4)).shape
+(5, 2)
+"""
+import math
+
+from .. import backend, ops
+from ..tensor import Parameter, Tensor
+from .cell import Cell
+from .init import he_uniform, initializer, uniform
+
+
+class ReLU(Cell):
+    """``max(x, 0)``."""
+
+    def construct(self, x):
+        return ops.relu(x)
+
+
+class Tanh(Cell):
+    def construct(self, x):
+        return ops.tanh(x)
+
+
+class Sigmoid(Cell):
+    def construct(self, x):
+        return ops.sigmoid(x)
+
+
+class Softmax(Cell):
+    """Softmax along ``axis`` (PyTorch's ``dim`` is accepted too)."""
+
+    def __init__(self, axis=-1, dim=None):
+        super().__init__()
+        self.axis = axis if dim is None else dim
+
+    def construct(self, x):
+        return ops.softmax(x, self.axis)
+
+    def extend_repr(self):
+        return f"axis={self.axis}"
+
+
+class LogSoftmax(Softmax):
+    def construct(self, x):
+        return ops.log_softmax(x, self.axis)
+
+
+class Identity(Cell):
+    def construct(self, x):
+        return x
+
+
+ACTIVATIONS = {"relu": ReLU, "tanh": Tanh, "sigmoid": Sigmoid, "softmax": Softmax,
+               "log_softmax": LogSoftmax}
+
+
+def get_activation(name):
+    """An activation Cell from its name (``'relu'``, ``'tanh'``, ...).
+
+    >>> get_activation('relu')
+    ReLU<>
+    """
+    try:
+        return ACTIVATIONS[name.lower()]()
+    except KeyError:
+        raise ValueError(f"unknown activation {name!r}; known: {sorted(ACTIVATIONS)}") from None
+
+
+class Flatten(Cell):
+    """Keep the batch axis, flatten the rest: ``(N, a, b) -> (N, a*b)``."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def construct(self, x):
+        return ops.flatten(x, self.start_dim, self.end_dim)
+
+
+class Dense(Cell):
+    """``activation(x @ weight.T + bias)`` with ``weight`` of shape ``(out, in)``.
+
+    ``weight_init``/``bias_init`` take what ``nn.init.initializer`` takes; by default
+    both are U(-1/sqrt(in), 1/sqrt(in)) as in MindSpore 2.x and PyTorch.
+
+    >>> import eagerad
+    >>> Dense(3, 2).weight.shape
+    (2, 3)
+    """
+
+    def __init__(self, in_channels, out_channels, has_bias=True, weight_init=None,
+                 bias_init=None, activation=None, dtype=None):
+        super().__init__()
+        for arg, value in (("in_channels", in_channels), ("out_channels", out_channels)):
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"Dense: {arg} must be a positive int, got {value!r}")
+        self.in_channels, self.out_channels, self.has_bias = in_channels, out_channels, has_bias
+        kw = {} if dtype is None else {"dtype": dtype}
+        shape = (out_channels, in_channels)
+        weight = he_uniform(shape, **kw) if weight_init is None else initializer(weight_init, shape, **kw)
+        self.weight = Parameter(weight, name="weight")
+        if has_bias:
+            # the default bias bound uses the weight's fan_in, as in PyTorch
+            bias = uniform((out_channels,), 1.0 / math.sqrt(in_channels), **kw) \
+                if bias_init is None else initializer(bias_init, (out_channels,), **kw)
+            self.bias = Parameter(bias, name="bias")
+        else:
+            self.bias = None
+        self.activation = get_activation(activation) if isinstance(activation, str) else activation
+
+    def construct(self, x):
+        if x.shape[-1] != self.in_channels:
+            raise ValueError(f"Dense: input of shape {x.shape} has {x.shape[-1]} features in "
+                             f"its last axis, the layer expects in_channels={self.in_channels}")
+        out = ops.matmul(x, self.weight.T)
+        if self.bias is not None:
+            out = out + self.bias
+        return out if self.activation is None else self.activation(out)
+
+    def extend_repr(self):
+        return f"input_channels={self.in_channels}, output_channels={self.out_channels}, " \
+               f"has_bias={self.has_bias}"
+
+
+class Linear(Dense):
+    """PyTorch's name: ``Linear(in_features, out_features, bias=True)``."""
+
+    def __init__(self, in_features, out_features, bias=True, dtype=None):
+        super().__init__(in_features, out_features, has_bias=bias, dtype=dtype)
+
+
+class Dropout(Cell):
+    """Zero each element with probability ``p`` during training, scale the rest by
+    ``1/(1-p)``; identity in eval mode.  MindSpore's ``keep_prob`` = ``1 - p``.
+
+    >>> import eagerad
+    >>> Dropout(p=0.5).set_train(False)(eagerad.ones(3)).tolist()
+    [1.0, 1.0, 1.0]
+    """
+
+    def __init__(self, keep_prob=None, p=None):
+        super().__init__()
+        if keep_prob is not None and p is not None:
+            raise ValueError("Dropout: give keep_prob or p, not both")
+        p = 1.0 - keep_prob if keep_prob is not None else (0.5 if p is None else p)
+        if not 0.0 <= p < 1.0:
+            raise ValueError(f"Dropout: p must lie in [0, 1), got p={p} (keep_prob={1.0 - p})")
+        self.p = p
+
+    def construct(self, x):
+        if not self.training or self.p == 0.0:
+            return x
+        keep = 1.0 - self.p
+        mask = backend.get(x.device.type).bernoulli(x.shape, keep, x.dtype)
+        return x * Tensor._make(mask, x.device) * (1.0 / keep)
+
+    def extend_repr(self):
+        return f"p={self.p}"
+
+
+class SequentialCell(Cell):
+    """Cells applied in order; accepts cells, a list of cells or an ordered dict.
+
+    >>> from eagerad import nn
+    >>> len(nn.SequentialCell([nn.ReLU(), nn.Tanh()]))
+    2
+    """
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], (list, tuple)):
+            args = args[0]
+        items = args[0].items() if len(args) == 1 and isinstance(args[0], dict) \
+            else ((str(i), c) for i, c in enumerate(args))
+        for name, cell in items:
+            self.insert_child_to_cell(name, cell)
+
+    def construct(self, x):
+        for cell in self.cells():
+            x = cell(x)
+        return x
+
+    def append(self, cell):
+        self.insert_child_to_cell(str(len(self)), cell)
+        return self
+
+    def __len__(self):
+        return len(self._registry()[1])
+
+    def __getitem__(self, index):
+        """The cell at ``index`` (a slice gives a plain list of cells)."""
+        return self.cells()[index]
+
+    def __iter__(self):
+        return iter(self.cells())
+
+
+Sequential = SequentialCell

@@ -1,0 +1,44 @@
+"""Gradient clipping by the global norm of a group of tensors.
+
+>>> import eagerad
+>>> from eagerad import ops
+>>> g = ops.clip_by_global_norm((eagerad.Tensor([3.0]), eagerad.Tensor([4.0])), 1.0)
+>>> [round(t.item(), 4) for t in g]  # global norm 5 -> scaled by 1/5
+[0.6, 0.8]
+"""
+from ..tensor import Tensor
+from . import math, reduction
+
+
+def global_norm(tensors):
+    """sqrt of the sum of squares of every element of every tensor (float32 or wider)."""
+    total = None
+    for t in tensors:
+        sq = reduction.sum(math.square(t.astype("float32") if t.dtype.kind != "f" else t))
+        total = sq if total is None else total + sq.astype(total.dtype)
+    return math.sqrt(total)
+
+
+def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
+    """Scale the tensors in ``x`` by ``clip_norm / max(global_norm, clip_norm)``.
+
+    ``x`` is a tuple/list of tensors (a single tensor is accepted too); the
+    result has the same structure.  ``use_norm`` skips computing the norm.
+    Differentiable like any op.
+
+    >>> ops.clip_by_global_norm(eagerad.Tensor([0.5, 0.25]), 1.0)  # norm < 1: unchanged
+    Tensor(shape=[2], dtype=Float32, value= [ 5.00000000e-01  2.50000000e-01])
+    """
+    single = isinstance(x, Tensor)
+    tensors = (x,) if single else tuple(x)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"clip_by_global_norm: x[{i}] must be a Tensor, got {type(t).__name__}")
+    if not clip_norm > 0:
+        raise ValueError(f"clip_by_global_norm: clip_norm must be > 0, got {clip_norm!r}")
+    if not tensors:
+        return x
+    norm = global_norm(tensors) if use_norm is None else use_norm
+    factor = clip_norm / math.maximum(norm, clip_norm)
+    clipped = tuple(t * factor.astype(t.dtype) if t.dtype.kind == "f" else t for t in tensors)
+    return clipped[0] if single else clipped

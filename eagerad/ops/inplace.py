@@ -1,0 +1,288 @@
+"""In-place ops: ``add_ sub_ mul_ div_ zero_ fill_ clamp_``, ``x += y`` and ``x[i] = v``.
+
+Every in-place change bumps the tensor's version counter (shared with its
+views), so a node that saved the old value refuses to run backward with the new
+one.  When the change is recorded (grad mode on and something requires grad)
+the tensor's history is rebased: the out-of-place op runs on a snapshot of the
+old value, the result is written into the tensor's own buffer, and the tensor
+takes the new node as its ``grad_fn``, as PyTorch does.  Rebasing is refused
+with a ``RuntimeError`` when the buffer is shared with another live tensor (a
+view or a ``detach()``-ed alias): that tensor would keep a stale history and
+get a silently wrong gradient.
+
+>>> import eagerad
+>>> x = eagerad.tensor([1.0, 2.0], requires_grad=True)
+>>> h = x * 1
+>>> h += 1
+>>> h.grad_fn.name
+'AddBackward'
+"""
+import gc
+import numbers
+import sys
+
+import numpy as np
+
+from .. import backend
+from ..autograd import forward_ad
+from ..autograd.grad_mode import state as grad_state
+from ..tensor import Tensor, zeros_like
+from . import math
+from .registry import OPS, Case, U, defop
+from .shape import _index_arrays
+
+
+def _fill_forward(B, x, value):
+    return B.full(x.shape, value, x.dtype)
+
+
+_fill = defop("fill", _fill_forward, vjp=lambda g, ans, x, value: zeros_like(g),
+              jvp=lambda t, ans, x, value: zeros_like(t), saves=(),
+              cases=[Case(U(2, 3), value=0.5), Case(U(), value=0.0)])
+
+
+def _setitem_forward(B, x, v, index):
+    out = B.copy(x)
+    B.setitem(out, index, v)
+    return out
+
+
+def _kept(g, index):
+    """``g`` with the overwritten positions zeroed (a constant mask, so differentiable)."""
+    mask = backend.get(g.device.type).full(g.shape, 1, g.dtype)
+    backend.get(g.device.type).setitem(mask, index, 0)
+    return g * Tensor._make(mask, g.device)
+
+
+def _scattered(t, ans, index):
+    """Zeros of ``ans``'s shape with ``t`` written at ``index``."""
+    return _setitem(zeros_like(ans), t, index=index)
+
+
+_setitem = defop("setitem", _setitem_forward,
+                 vjp=(lambda g, ans, x, v, index: _kept(g, index),
+                      lambda g, ans, x, v, index: g[index]),
+                 jvp=(lambda t, ans, x, v, index: _kept(t, index),
+                      lambda t, ans, x, v, index: _scattered(t, ans, index)), saves=(),
+                 cases=[Case(U(3, 4), U(4), index=(1,)),
+                        Case(U(5), U(2), index=(np.array([0, 3]),)),
+                        Case(U(2, 3), U(), index=(slice(None), slice(0, 2)))])
+
+
+# ------------------------------------------------------------ checks
+
+
+def _check_target(x, name):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}: self must be a Tensor, got {type(x).__name__}")
+    if not getattr(getattr(x._data, "flags", None), "writeable", True):
+        raise RuntimeError(
+            f"{name}: this tensor (shape {list(x.shape)}) is a read-only broadcast view "
+            "(broadcast_to/expand or a read-only numpy array); several elements share one "
+            "memory location. Call .clone() first and modify the copy.")
+
+
+def _check_other(x, y, name, op):
+    """``y`` must broadcast to ``x``'s shape and its result must fit ``x``'s dtype."""
+    if isinstance(y, Tensor):
+        if y.device != x.device:
+            raise RuntimeError(f"{name}: other is on {y.device}, self is on {x.device}")
+        if y.shape != x.shape:
+            try:
+                ok = np.broadcast_shapes(x.shape, y.shape) == x.shape
+            except ValueError:
+                ok = False
+            if not ok:
+                raise ValueError(f"{name}: other of shape {y.shape} cannot be broadcast to "
+                                 f"self's shape {x.shape} (an in-place result keeps self's shape)")
+        floating = y.dtype.kind == "f"
+    elif isinstance(y, (numbers.Number, np.generic)) and not isinstance(y, complex):
+        floating = isinstance(y, (float, np.floating))
+    else:
+        raise TypeError(f"{name}: other must be a Tensor or a real number, got {type(y).__name__}")
+    if x.dtype.kind != "f" and (floating or op == "div"):
+        raise TypeError(f"{name}: the result is floating point and cannot be stored in self of "
+                        f"dtype {x.dtype}; cast first (x = x.astype(eagerad.float32))")
+
+
+def _recorded(x, others):
+    """Whether the change must enter the graph (or carry forward-mode tangents)."""
+    tensors = [x] + [o for o in others if isinstance(o, Tensor)]
+    if grad_state.enabled and any(t._requires_grad for t in tensors):
+        return True
+    return bool(forward_ad.levels) and any(t._tangents for t in tensors)
+
+
+def _check_rebase(x, name):
+    if x._requires_grad and x.grad_fn is None and grad_state.enabled:
+        raise RuntimeError(
+            f"{name}: a leaf tensor that requires grad (shape {list(x.shape)}) is being used in "
+            "an in-place operation. Wrap parameter updates in `with eagerad.no_grad():`, or "
+            "work on x.clone().")
+    if _aliases(x):
+        what = "a view of another tensor" if getattr(x._data, "base", None) is not None \
+            else "shared with a view of it or a detach()-ed alias"
+        raise RuntimeError(
+            f"{name}: cannot record an in-place change of a tensor of shape {list(x.shape)} "
+            f"whose memory is {what}: the other tensor's gradient would be silently wrong. "
+            "Use the out-of-place op (x = x + y) or modify x.clone() instead.")
+
+
+def _aliases(x):
+    """Other tensors sharing ``x``'s version counter (views, detach()).
+
+    The reference count answers the common case for free: ``x`` itself and
+    getrefcount's argument.  Otherwise the referrers tell views (Tensors) from
+    nodes that saved ``x`` (tuples), whose version check guards backward.
+    """
+    if sys.getrefcount(x._version) <= 2:
+        return []
+    return [r for r in gc.get_referrers(x._version) if isinstance(r, Tensor) and r is not x]
+
+
+# ------------------------------------------------------------ the one in-place path
+
+
+def _snapshot(x, op):
+    """``x``'s old value for the out-of-place op: the same buffer when the rule does
+    not read it, else a copy (the buffer is about to change)."""
+    reads_x = op.saves is None or 0 in op.saves
+    data = backend.get(x.device.type).copy(x._data) if reads_x else x._data
+    old = Tensor._make(data, x._device, x._requires_grad, x.grad_fn)
+    old._out_index = x._out_index
+    old._tangents = x._tangents
+    return old
+
+
+def _rebase(x, name, op_name, compute):
+    """Run ``compute(old_x)`` out of place, write it into ``x`` and adopt its history."""
+    _check_rebase(x, name)
+    old = _snapshot(x, OPS[op_name])
+    result = compute(old)
+    if result.dtype != x.dtype:
+        result = result.astype(x.dtype)
+    backend.get(x.device.type).setitem(x._data, Ellipsis, result._data)
+    x._version[0] += 1
+    retained = x._retains_grad and x.grad_fn is not None
+    x.grad_fn, x._out_index = result.grad_fn, result._out_index
+    x._requires_grad = result._requires_grad
+    x._tangents = result._tangents
+    if retained:
+        from ..autograd.hooks import retain_grad
+        x._retains_grad = False
+        retain_grad(x)
+    return x
+
+
+def _binary_inplace(op_name, name, fn):
+    def method(self, other):
+        _check_target(self, name)
+        _check_other(self, other, name, op_name)
+        if _recorded(self, (other,)):
+            return _rebase(self, name, op_name,
+                           lambda old: fn(old, old if other is self else other))
+        y = other._data if isinstance(other, Tensor) else other
+        backend.get(self.device.type).inplace(op_name, self._data, y)
+        self._version[0] += 1
+        return self
+    method.__name__ = name
+    method.__doc__ = (f"In place ``self = self {name[:-1]} other`` (other broadcasts to self's "
+                      f"shape); returns self.\n\n    >>> eagerad.ones(2).{name}(2.0)  # doctest: +SKIP\n")
+    return method
+
+
+add_ = _binary_inplace("add", "add_", math.add)
+sub_ = _binary_inplace("sub", "sub_", math.sub)
+mul_ = _binary_inplace("mul", "mul_", math.mul)
+div_ = _binary_inplace("div", "div_", math.div)
+
+
+def fill_(self, value):
+    """Set every element to ``value`` (a number or one-element tensor); returns self.
+
+    >>> eagerad.zeros(2).fill_(3.0).tolist()
+    [3.0, 3.0]
+    """
+    _check_target(self, "fill_")
+    if isinstance(value, Tensor):
+        value = value.item()
+    _check_other(self, value, "fill_", "fill")
+    if _recorded(self, ()):
+        return _rebase(self, "fill_", "fill", lambda old: _fill(old, value=value))
+    backend.get(self.device.type).setitem(self._data, Ellipsis, value)
+    self._version[0] += 1
+    return self
+
+
+def zero_(self):
+    """Set every element to zero; returns self (``p.grad.zero_()``)."""
+    return fill_(self, 0)
+
+
+def clamp_(self, min=None, max=None):
+    """Clamp into ``[min, max]`` in place (either may be None); returns self.
+
+    >>> eagerad.tensor([-2.0, 3.0]).clamp_(-1.0, 1.0).tolist()
+    [-1.0, 1.0]
+    """
+    _check_target(self, "clamp_")
+    for bound in (min, max):
+        if bound is not None:
+            _check_other(self, bound.item() if isinstance(bound, Tensor) else bound, "clamp_", "clip")
+    if _recorded(self, ()):
+        return _rebase(self, "clamp_", "clip", lambda old: math.clip_by_value(old, min, max))
+    result = math.clip_by_value(self.detach(), min, max)
+    backend.get(self.device.type).setitem(self._data, Ellipsis, result._data)
+    self._version[0] += 1
+    return self
+
+
+def _region_shape(shape, index):
+    """Shape of ``x[index]`` for a tensor of ``shape``, without touching its memory."""
+    try:
+        return np.broadcast_to(np.empty((), np.bool_), shape)[index].shape
+    except IndexError as err:
+        raise IndexError(f"__setitem__: index out of range for a tensor of shape {shape}: "
+                         f"{err}") from None
+
+
+def setitem(self, index, value):
+    """``self[index] = value`` (basic and advanced indexing; value broadcasts).
+
+    >>> x = eagerad.zeros(3); x[1] = 5.0; x.tolist()
+    [0.0, 5.0, 0.0]
+    """
+    _check_target(self, "__setitem__")
+    index = _index_arrays(index, self.device)
+    if not isinstance(value, Tensor):
+        value = Tensor(value, dtype=self.dtype, device=self.device)
+    elif value.device != self.device:
+        raise RuntimeError(f"__setitem__: value is on {value.device}, self is on {self.device}")
+    if self.device.type == "cpu":
+        region = _region_shape(self.shape, index)
+        try:
+            fits = np.broadcast_shapes(value.shape, region) == region
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(f"__setitem__: value of shape {value.shape} cannot be broadcast to "
+                             f"the indexed region of shape {region}")
+    if value.dtype != self.dtype:
+        value = value.astype(self.dtype)
+    if _recorded(self, (value,)):
+        return _rebase(self, "__setitem__", "setitem",
+                       lambda old: _setitem(old, value, index=index))
+    backend.get(self.device.type).setitem(self._data, index, value._data)
+    self._version[0] += 1
+    return self
+
+
+METHODS = {"add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "fill_": fill_,
+           "zero_": zero_, "clamp_": clamp_, "clip_": clamp_, "__setitem__": setitem,
+           "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_}
+
+
+def install():
+    """Put the in-place methods on Tensor (called by ``eagerad.ops``)."""
+    for name, fn in METHODS.items():
+        setattr(Tensor, name, fn)

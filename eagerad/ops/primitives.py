@@ -1,0 +1,161 @@
+"""MindSpore's primitive classes (``ops.MatMul()(x, y)``) and ``GradOperation``.
+
+MindSpore code builds an operator object once (often in a Cell's
+``__init__``) and calls it later.  Each class here is a thin callable over
+the eagerad op of the same meaning, so its gradient (of any order) is the op's.
+
+>>> import eagerad
+>>> from eagerad import ops
+>>> ops.MatMul(transpose_b=True)(eagerad.ones(2, 3), eagerad.ones(4, 3)).shape
+(2, 4)
+"""
+from ..tensor import Tensor
+from . import linalg, math, reduction
+from .shape import swapaxes
+
+
+def stop_gradient(x):
+    """The same values with no gradient flowing back (MindSpore's ``ops.stop_gradient``).
+
+    Tuples and lists are handled element by element.
+
+    >>> stop_gradient(eagerad.tensor([1.0], requires_grad=True)).requires_grad
+    False
+    """
+    if isinstance(x, (tuple, list)):
+        return type(x)(stop_gradient(v) for v in x)
+    return x.detach() if isinstance(x, Tensor) else x
+
+
+class Primitive:
+    """Base: a named callable operator object."""
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+
+def _primitive(name, fn):
+    """A Primitive subclass whose instances call ``fn``."""
+    def __call__(self, *args):
+        return fn(*args)
+    __call__.__doc__ = f"Apply ``{fn.__name__}`` to the operands."
+    cls = type(name, (Primitive,), {"__call__": __call__, "__doc__":
+                                   f"MindSpore's ``ops.{name}()``: calls ``eagerad.ops.{fn.__name__}``."})
+    cls.__module__ = __name__
+    return cls
+
+
+Mul = _primitive("Mul", math.mul)
+Div = _primitive("Div", math.div)
+Pow = _primitive("Pow", math.pow)
+Sin = _primitive("Sin", math.sin)
+Cos = _primitive("Cos", math.cos)
+Tan = _primitive("Tan", math.tan)
+Exp = _primitive("Exp", math.exp)
+Log = _primitive("Log", math.log)
+Neg = _primitive("Neg", math.neg)
+Square = _primitive("Square", math.square)
+Sinh = _primitive("Sinh", math.sinh)
+Cosh = _primitive("Cosh", math.cosh)
+Atanh = _primitive("Atanh", math.atanh)
+
+
+class MatMul(Primitive):
+    """Matrix product of two 2-D tensors, optionally transposing either operand.
+
+    >>> MatMul(transpose_a=True)(eagerad.ones(3, 2), eagerad.ones(3, 4)).shape
+    (2, 4)
+    """
+
+    def __init__(self, transpose_a=False, transpose_b=False):
+        self.transpose_a = bool(transpose_a)
+        self.transpose_b = bool(transpose_b)
+
+    def __call__(self, x, y):
+        for name, t in (("x", x), ("y", y)):
+            if not isinstance(t, Tensor) or t.ndim != 2:
+                raise ValueError(f"MatMul: {name} must be a 2-D Tensor, got "
+                                 f"{getattr(t, 'shape', type(t).__name__)}")
+        if self.transpose_a:
+            x = swapaxes(x, 0, 1)
+        if self.transpose_b:
+            y = swapaxes(y, 0, 1)
+        return linalg.matmul(x, y)
+
+    def __repr__(self):
+        return f"MatMul(transpose_a={self.transpose_a}, transpose_b={self.transpose_b})"
+
+
+class ReduceSum(Primitive):
+    """Sum over ``axis`` (``()``, the default, means every axis).
+
+    >>> ReduceSum(keep_dims=True)(eagerad.ones(2, 3), 1).shape
+    (2, 1)
+    """
+
+    def __init__(self, keep_dims=False):
+        self.keep_dims = bool(keep_dims)
+
+    def __call__(self, x, axis=()):
+        return reduction.sum(x, axis=None if axis == () else axis, keepdims=self.keep_dims)
+
+    def __repr__(self):
+        return f"ReduceSum(keep_dims={self.keep_dims})"
+
+
+class GradOperation(Primitive):
+    """MindSpore's gradient higher-order function: ``GradOperation(...)(fn[, weights])``.
+
+    ``get_all``: gradients of all inputs (else the first only); ``get_by_list``:
+    gradients of the ``weights`` given with ``fn`` (then ``(inputs, weights)``
+    when ``get_all`` too); ``sens_param``: the gradient function takes one more
+    argument, the output's sensitivity (a tuple of them for a tuple output),
+    instead of seeding the outputs with ones.
+
+    >>> dx = GradOperation()(lambda x: x * x)(eagerad.Tensor([3.0]))
+    >>> dx
+    Tensor(shape=[1], dtype=Float32, value= [ 6.00000000e+00])
+    """
+
+    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+        self.get_all = bool(get_all)
+        self.get_by_list = bool(get_by_list)
+        self.sens_param = bool(sens_param)
+
+    def __call__(self, fn, weights=None):
+        # transforms sits above ops in the layering, so it is imported at call time
+        from ..transforms import _as_weights, differentiate
+        if not callable(fn):
+            raise TypeError(f"GradOperation: fn must be callable, got {type(fn).__name__}")
+        if self.get_by_list and weights is None:
+            raise ValueError("GradOperation(get_by_list=True) needs the weights: "
+                             "grad_op(net, ParameterTuple(net.trainable_params()))")
+        weight_list = _as_weights(weights)[0] if self.get_by_list else ()
+
+        def gradient_function(*args, **kwargs):
+            sens = None
+            if self.sens_param:
+                if not args:
+                    raise ValueError("GradOperation(sens_param=True): the last argument must be "
+                                     "the sens, but no argument was given")
+                args, sens = args[:-1], args[-1]
+            if self.get_all:
+                positions = tuple(range(len(args)))
+            elif not self.get_by_list:
+                if not args:
+                    raise ValueError("GradOperation(): grad_position 0 is out of range: the "
+                                     "function was called without arguments")
+                positions = (0,)
+            else:
+                positions = None
+            _, _, gi, gw = differentiate(fn, args, kwargs, positions, weight_list, False, sens)
+            if self.get_by_list:
+                return (tuple(gi), tuple(gw)) if self.get_all else tuple(gw)
+            return tuple(gi) if self.get_all else gi[0]
+
+        gradient_function.__name__ = f"grad_of_{getattr(fn, '__name__', type(fn).__name__)}"
+        return gradient_function
+
+    def __repr__(self):
+        return (f"GradOperation(get_all={self.get_all}, get_by_list={self.get_by_list}, "
+                f"sens_param={self.sens_param})")

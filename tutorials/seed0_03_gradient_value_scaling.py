@@ -1,0 +1,43 @@
+"""Seed 000, "Gradient Value Scaling": sens_param=True seeds the backward pass with
+a tensor of the output's shape instead of ones.
+
+Source: shared/seeds/000_*.txt.  Only the import lines differ from the seed.
+"""
+import numpy as np
+import eagerad.nn as nn
+import eagerad.ops as ops
+from eagerad import Tensor
+from eagerad import ParameterTuple, Parameter
+from eagerad import dtype as mstype
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super(Net, self).__init__()
+        self.matmul = ops.MatMul()
+        self.z = Parameter(Tensor(np.array([1.0], np.float32)), name='z')
+
+    def construct(self, x, y):
+        x = x * self.z
+        out = self.matmul(x, y)
+        return out
+
+
+x = Tensor([[0.8, 0.6, 0.2], [1.8, 1.3, 1.1]], dtype=mstype.float32)
+y = Tensor([[0.11, 3.3, 1.1], [1.1, 0.2, 1.4], [1.1, 2.2, 0.3]], dtype=mstype.float32)
+
+
+class GradNetWrtX(nn.Cell):
+    def __init__(self, net):
+        super(GradNetWrtX, self).__init__()
+        self.net = net
+        self.grad_op = ops.GradOperation(sens_param=True)
+        self.grad_wrt_output = Tensor([[0.1, 0.6, 0.2], [0.8, 1.3, 1.1]], dtype=mstype.float32)
+
+    def construct(self, x, y):
+        gradient_function = self.grad_op(self.net)
+        return gradient_function(x, y, self.grad_wrt_output)
+
+
+output = GradNetWrtX(Net())(x, y)
+print(output)

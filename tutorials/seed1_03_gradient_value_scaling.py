@@ -1,0 +1,78 @@
+"""Seed 001, "Gradient Value Scaling": sens_param scales each output element's
+gradient; then the derivative of the single output out[0][0].
+
+For out[0][0] the seed reuses its plain GradNetWrtX (GradOperation() without sens: the
+(2, 3) sens of the previous example cannot scale a scalar output), here GradNetWrtXPlain.
+
+eagerad runs GRAPH_MODE eagerly (said once) and, without a usable GPU, device_target="GPU"
+warns once and runs on the CPU.
+Source: shared/seeds/001_*.txt (a single line there; indentation restored).
+Only the import lines differ from the seed.
+"""
+import numpy as np
+import eagerad.context as context
+import eagerad.nn as nn
+import eagerad.ops as ops
+from eagerad import Tensor
+from eagerad import ParameterTuple, Parameter
+from eagerad import dtype as mstype
+
+context.set_context(mode=context.GRAPH_MODE, device_target="GPU")
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super(Net, self).__init__()
+        self.matmul = ops.MatMul()
+        self.z = Parameter(Tensor(np.array([1.0], np.float32)), name='z')
+
+    def construct(self, x, y):
+        x = x * self.z
+        out = self.matmul(x, y)
+        return out
+
+
+class GradNetWrtX(nn.Cell):
+    def __init__(self, net):
+        super(GradNetWrtX, self).__init__()
+        self.net = net
+        self.grad_op = ops.GradOperation(sens_param=True)
+        self.grad_wrt_output = Tensor([[0.1, 0.6, 0.2], [0.8, 1.3, 1.1]], dtype=mstype.float32)
+
+    def construct(self, x, y):
+        gradient_function = self.grad_op(self.net)
+        return gradient_function(x, y, self.grad_wrt_output)
+
+
+x = Tensor([[0.8, 0.6, 0.2], [1.8, 1.3, 1.1]], dtype=mstype.float32)
+y = Tensor([[0.11, 3.3, 1.1], [1.1, 0.2, 1.4], [1.1, 2.2, 0.3]], dtype=mstype.float32)
+output = GradNetWrtX(Net())(x, y)
+print(output)
+
+
+# "You can also change the network structure as follows:"
+class Net(nn.Cell):
+    def __init__(self):
+        super(Net, self).__init__()
+        self.matmul = ops.MatMul()
+        self.z = Parameter(Tensor(np.array([1.0], np.float32)), name='z')
+
+    def construct(self, x, y):
+        x = x * self.z
+        out = self.matmul(x, y)
+        return out[0][0]
+
+
+class GradNetWrtXPlain(nn.Cell):
+    def __init__(self, net):
+        super(GradNetWrtXPlain, self).__init__()
+        self.net = net
+        self.grad_op = ops.GradOperation()
+
+    def construct(self, x, y):
+        gradient_function = self.grad_op(self.net)
+        return gradient_function(x, y)
+
+
+output = GradNetWrtXPlain(Net())(x, y)
+print(output)

@@ -1,0 +1,14 @@
+"""Seed 002, "torch.enable_grad": recording switched back on.
+
+Source: shared/seeds/002_*.txt.  Only the import line differs from the seed.
+"""
+import eagerad as torch
+print("=== torch.enable_grad ===")
+x = torch.tensor(1.0, requires_grad=True)
+y = torch.tensor(2.0, requires_grad=True)
+with torch.no_grad():
+    z = x**2+y
+print("z.requires_grad", z.requires_grad)
+with torch.enable_grad():
+    z = x**2+y
+print("z.requires_grad", z.requires_grad)
