@@ -29,7 +29,7 @@ from .autograd.engine import backward as _engine_backward
 from .autograd.grad_mode import state as _grad_state
 from .autograd.node import Node
 from .ops.shape import alias
-from .tensor import Parameter, Tensor, ones_like, zeros_like
+from .tensor import Tensor, ones_like, zeros_like
 
 __all__ = ["grad", "value_and_grad"]
 

@@ -76,8 +76,9 @@ def to_dot(tensor, params=None):
     pending = []
     for i, root in enumerate(_roots(tensor)):
         out = f"out{i}"
-        label = f"output {i}\n{_describe(root)}" if root.grad_fn is not None \
-            else f"output {i} (no graph)\n{_describe(root)}"
+        kind = "" if root.grad_fn is not None else " (leaf)" if root.requires_grad \
+            else " (no graph)"
+        label = f"output {i}{kind}\n{_describe(root)}"
         lines.append(f"  {out} [label={_quote(label)}, fillcolor=darkseagreen1];")
         if root.grad_fn is not None:
             lines.append(f"  {ident(root.grad_fn)} -> {out};")

@@ -1,6 +1,11 @@
 """nn: Cell registration and traversal, layers, initialisers, losses, train wrappers,
 gradient accumulation, clipping and loss scaling in a step."""
 import math
+import os
+import re
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -348,11 +353,6 @@ def test_loss_and_grads_unused_and_frozen_weights():
 
 @pytest.mark.parametrize("script", ["classifier_mindspore.py", "classifier_pytorch.py"])
 def test_classifier_tutorial_reaches_95_percent(script):
-    import os
-    import re
-    import subprocess
-    import sys
-    import time
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=root)
     start = time.perf_counter()

@@ -164,6 +164,8 @@ def _rebase(x, name, op_name, compute):
     backend.get(x.device.type).setitem(x._data, Ellipsis, result._data)
     x._version[0] += 1
     retained = x._retains_grad and x.grad_fn is not None
+    if retained:                      # .grad is the new value's gradient, not the old one's
+        del x.grad_fn.retained[x._out_index]
     x.grad_fn, x._out_index = result.grad_fn, result._out_index
     x._requires_grad = result._requires_grad
     x._tangents = result._tangents
