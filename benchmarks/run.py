@@ -81,7 +81,7 @@ def bench_eagerad(repeat):
         loss.backward()
         with ea.no_grad():
             for p in params:
-                p.set_data(p - 0.01 * p.grad)
+                p.sub_(0.01 * p.grad)
                 p.grad = None
     res["W2"] = timeit(w2, repeat * 5) * 1e3
 

@@ -25,7 +25,7 @@ def _infer_array(data, dtype):
             arr = np.asarray(data)
         except (ValueError, TypeError) as err:
             raise TypeError(f"cannot make a Tensor from {type(data).__name__}: {err}") from None
-        if arr.dtype == object:
+        if arr.dtype.kind in "OUSV":
             raise TypeError(f"cannot make a Tensor from {data!r}: elements must be numbers "
                             "and rows must have equal lengths")
         if from_python and arr.dtype == np.float64 and dtype is None:

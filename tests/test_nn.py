@@ -1,5 +1,7 @@
 """nn: Cell registration and traversal, layers, initialisers, losses, train wrappers,
 gradient accumulation, clipping and loss scaling in a step."""
+import doctest
+import importlib
 import math
 import os
 import re
@@ -186,7 +188,8 @@ def test_losses_against_numpy(reduction, reduce):
     np.testing.assert_allclose(nn.L1Loss(reduction)(ta, tb).numpy(), reduce(np.abs(a - b)), rtol=1e-6)
     logits, labels = eagerad.Tensor(LOGITS), eagerad.Tensor(LABELS)
     ref = reduce(_np_ce())
-    np.testing.assert_allclose(nn.CrossEntropyLoss(reduction=reduction)(logits, labels).numpy(), ref, rtol=1e-6)
+    ce = nn.CrossEntropyLoss(reduction=reduction)
+    np.testing.assert_allclose(ce(logits, labels).numpy(), ref, rtol=1e-6)
     sparse = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction=reduction)
     np.testing.assert_allclose(sparse(logits, labels).numpy(), ref, rtol=1e-6)
     dense = nn.SoftmaxCrossEntropyWithLogits(reduction=reduction)
@@ -363,3 +366,11 @@ def test_classifier_tutorial_reaches_95_percent(script):
     assert len(re.findall(r"^epoch +\d+/20 \[[#.]{20}\] loss \d", run.stdout, re.M)) == 20
     accuracy = float(re.search(r"test accuracy: ([\d.]+)%", run.stdout).group(1))
     assert accuracy >= 95.0 and elapsed < 60
+
+
+@pytest.mark.parametrize("module", ["eagerad.nn", "eagerad.nn.cell", "eagerad.nn.layers",
+                                    "eagerad.nn.loss", "eagerad.nn.optim", "eagerad.nn.wrappers",
+                                    "eagerad.nn.init", "eagerad.nn.inplace", "eagerad.serialization"])
+def test_docstring_examples(module):
+    result = doctest.testmod(importlib.import_module(module), extraglobs={"eagerad": eagerad})
+    assert result.attempted > 0 and result.failed == 0

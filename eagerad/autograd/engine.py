@@ -181,30 +181,33 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
         if capture is not None and node in capture:
             for idx in capture[node]:
                 captured[(node, idx)] = grads[idx]
-        if (need is None or node in need) and any(g is not None for g in grads):
-            in_grads = _call(node, grads, create_graph)
-            if not retain_graph:
-                node.release()
-        else:
-            in_grads = ()
-        for edge, g in zip(node.next, in_grads):
-            if edge is None or g is None:
+        in_grads = None
+        if need is None or node in need:
+            for g in grads:
+                if g is not None:
+                    in_grads = _call(node, grads, create_graph)
+                    if not retain_graph:
+                        node.release()
+                    break
+        # one pass over the edges: deliver each gradient, then count the edge as done
+        # (a child becomes ready only after its last edge, so it has every part)
+        for i, edge in enumerate(node.next):
+            if edge is None:
                 continue
             target, idx = edge
+            g = in_grads[i] if in_grads is not None and i < len(in_grads) else None
             if type(target) is Node:
-                buf = buffers.get(target)
-                if buf is None:
-                    buf = buffers[target] = [None] * target.n_outputs
-                buf[idx] = _add(buf[idx], g)
-            else:
-                leaf_grads[target] = _add(leaf_grads.get(target), g)
-        for edge in node.next:
-            if edge is not None and type(edge[0]) is Node:
-                child = edge[0]
-                left = deps[child] - 1
-                deps[child] = left
+                if g is not None:
+                    buf = buffers.get(target)
+                    if buf is None:
+                        buf = buffers[target] = [None] * target.n_outputs
+                    buf[idx] = _add(buf[idx], g)
+                left = deps[target] - 1
+                deps[target] = left
                 if left == 0:
-                    heapq.heappush(ready, (-child.seq, child))
+                    heapq.heappush(ready, (-target.seq, target))
+            elif g is not None:
+                leaf_grads[target] = _add(leaf_grads.get(target), g)
 
     for leaf, g in leaf_grads.items():
         if leaf._hooks:

@@ -9,8 +9,8 @@
 """
 from . import init
 from .cell import Cell, Module
-from .layers import (Dense, Dropout, Flatten, Identity, Linear, LogSoftmax, ReLU, Sequential,
-                     SequentialCell, Sigmoid, Softmax, Tanh, get_activation)
+from .layers import (CellList, Dense, Dropout, Flatten, Identity, Linear, LogSoftmax, ModuleList,
+                     ReLU, Sequential, SequentialCell, Sigmoid, Softmax, Tanh, get_activation)
 from .loss import CrossEntropyLoss, L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits
 from .optim import SGD, Adam, AdamW, Momentum, Optimizer
 from .wrappers import (TrainOneStepCell, TrainOneStepWithLossScaleCell, WithLossCell,

@@ -21,7 +21,7 @@ When a child is attached as ``self.fc``, the names of its parameters gain the pr
 from collections import OrderedDict
 
 from ..device import as_device
-from ..tensor import Parameter, Tensor
+from ..tensor import Parameter
 
 
 class Cell:

@@ -201,3 +201,19 @@ class SequentialCell(Cell):
 
 
 Sequential = SequentialCell
+
+
+class CellList(SequentialCell):
+    """A registered list of cells (MindSpore ``CellList``, PyTorch ``ModuleList``); not callable.
+
+    >>> from eagerad import nn
+    >>> blocks = nn.CellList([nn.Dense(2, 2) for _ in range(3)])
+    >>> len(list(blocks.get_parameters()))
+    6
+    """
+
+    def construct(self, *args, **kwargs):
+        raise TypeError("CellList is a container, not a layer: iterate over it and call its cells")
+
+
+ModuleList = CellList

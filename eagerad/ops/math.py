@@ -222,6 +222,16 @@ def as_tensor(v, like=None):
 
 def operands(name, x, y, floating=False):
     """Make ``x``, ``y`` ready for a binary op: common dtype, scalars stay weak."""
+    # hot path (per-op overhead): two tensors of one dtype, or a floating tensor
+    # with a Python float/int, need nothing done
+    tx, ty = type(x), type(y)
+    if tx is Tensor:
+        kind = x._data.dtype.kind
+        if (ty is float or ty is int) and kind == "f" or \
+                ty is Tensor and x._data.dtype == y._data.dtype and (kind == "f" or not floating):
+            return x, y
+    elif ty is Tensor and (tx is float or tx is int) and y._data.dtype.kind == "f":
+        return x, y
     xt, yt = isinstance(x, Tensor), isinstance(y, Tensor)
     if not xt and not yt:
         x = as_tensor(x)

@@ -181,14 +181,22 @@ def apply(op, args, kwargs):
                 edges[i] = _edge_of(a)
         if edges is not None:
             saves = op.saves
-            saved = [a for i, a in enumerate(args) if isinstance(a, Tensor)
-                     and (saves is None or i in saves)]
+            if saves is None:
+                saved = [a for a in args if isinstance(a, Tensor)]
+            else:
+                saved = [a for i, a in enumerate(args) if i in saves and isinstance(a, Tensor)] \
+                    if saves else ()
             node = Node(op.node_name, functools.partial(_backward, op, kwargs), tuple(edges),
                         args, saved, outs, op.save_output)
-            for i, o in enumerate(outs):
-                o._requires_grad = True
-                o.grad_fn = node
-                o._out_index = i
+            if single:
+                out = outs[0]
+                out._requires_grad = True
+                out.grad_fn = node
+            else:
+                for i, o in enumerate(outs):
+                    o._requires_grad = True
+                    o.grad_fn = node
+                    o._out_index = i
     if forward_ad.levels:
         forward_ad.propagate(op, args, kwargs, outs)
     return outs[0] if single else outs
