@@ -6,7 +6,7 @@ settings; PyTorch runs twice, with glibc's default allocator and with the mmap
 and trim thresholds pinned (page faults on fresh 40 MB buffers dominate its W3
 otherwise).  PyTorch is optional: its rows say "not measured" when absent.
 
-Workloads (median wall time of the repeats, after a warm-up):
+Workloads (fastest wall time of the repeats, after a warm-up):
 
 - W1  100-op chain ``y = tanh(sin(y) * 1.01 + 0.1)`` x25 on 16 float32, fwd+bwd, us/op
 - W2  MLP step 64x784 -> 256 ReLU -> 10, cross-entropy, backward, SGD update, float32
@@ -37,7 +37,10 @@ def threads():
 
 
 def timeit(fn, repeat, warmup=2):
-    """Median seconds of ``repeat`` calls after ``warmup`` calls."""
+    """Fastest of ``repeat`` calls after ``warmup`` calls, in seconds.
+
+    The minimum, not the median: on a shared machine other processes only ever
+    add time, and multi-threaded runs (BLAS, PyTorch, prange) suffer most."""
     for _ in range(warmup):
         fn()
     times = []
@@ -45,8 +48,7 @@ def timeit(fn, repeat, warmup=2):
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
-    times.sort()
-    return times[len(times) // 2]
+    return min(times)
 
 
 # ------------------------------------------------------------------ workloads per library
@@ -392,7 +394,8 @@ def main():
         return
 
     print(f"python {sys.version.split()[0]}, {threads()} threads (Numba and torch.set_num_threads), "
-          f"pinned allocator = {' '.join(f'{k}={v}' for k, v in PINNED.items())}", flush=True)
+          f"pinned allocator = {' '.join(f'{k}={v}' for k, v in PINNED.items())}, "
+          f"load average before = {os.getloadavg()[0]:.2f}", flush=True)
     rows = {}
     for lib, alloc in (("eagerad", "default"), ("eagerad", "pinned"), ("torch", "default"),
                        ("torch", "pinned"), ("numpy", "default"), ("fused", "default")):
@@ -400,6 +403,7 @@ def main():
         rows[(lib, alloc)] = run_child(lib, alloc, repeat)
         print(f"  {lib:8s} {alloc:8s} done in {time.perf_counter() - t0:5.1f} s", flush=True)
     start = startup(3 if args.quick else 5)
+    print(f"load average after = {os.getloadavg()[0]:.2f}")
     print()
     print(table(rows))
     print()

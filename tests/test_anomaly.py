@@ -5,6 +5,8 @@ import pytest
 import eagerad
 from eagerad import autograd
 
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NaN/Inf are the point here
+
 
 def test_off_by_default_and_nan_passes_silently():
     assert not autograd.is_anomaly_enabled()

@@ -220,8 +220,10 @@ def _backward(op, kwargs, grads, inputs, outs):
         B = backend.get(g._device.type)
         arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
         ans_data = ans._data if ans is not None else None
+    vjp = op.vjp
+    n_rules = len(vjp)
     for i, a in enumerate(inputs):
-        rule = op.vjp[i] if i < len(op.vjp) else None
+        rule = vjp[i] if i < n_rules else None
         if rule is None or not isinstance(a, Tensor) or not a._requires_grad:
             result.append(None)
             continue
@@ -238,6 +240,8 @@ def _backward(op, kwargs, grads, inputs, outs):
 
 def fit_gradient(g, like):
     """Undo broadcasting by summing and match the input's dtype."""
+    if type(g) is Tensor and g._data.shape == like._data.shape and g._data.dtype == like._data.dtype:
+        return g      # the usual case, checked first: this runs once per gradient
     if not isinstance(g, Tensor):
         g = Tensor._make(backend.get(like._device.type).full(like.shape, g, like.dtype), like._device)
     if g.shape != like.shape:
