@@ -303,8 +303,8 @@ def _shape_result(jac, single_out, single_pos, aux, has_aux):
 def hessian(fn, grad_position=0):
     """Second derivatives by forward-over-reverse: ``jacfwd(jacrev(fn))``.
 
-    >>> hessian(lambda x: (x.sin()).sum())(eagerad.tensor([0.0])).tolist()
-    [[0.0]]
+    >>> hessian(lambda x: (x ** 3).sum())(eagerad.tensor([2.0])).tolist()  # 6 x
+    [[12.0]]
     """
     return jacfwd(jacrev(fn, grad_position), grad_position)
 
@@ -547,14 +547,7 @@ def _batched_jvp(op, name, tangents, args, kwargs, ans):
     if batched is None and name not in _ELEMENTWISE:
         raise _Unbatchable(name)
     total = None
-    for i, t in enumerate(tangents):
-        if t is None:
-            continue
-        rule = op.jvp[i] if i < len(op.jvp) else None
-        if rule is None:
-            if i >= len(op.vjp) or op.vjp[i] is None:
-                continue
-            raise NotImplementedError(f"forward-mode AD: op '{name}' has no jvp rule for argument {i}")
+    for i, t, rule in forward_ad.jvp_rules(op, tangents):
         part = batched(i, t, ans, *args, **kwargs) if batched else \
             rule(_align(t, ans.ndim), ans, *args, **kwargs)
         total = part if total is None else total + part

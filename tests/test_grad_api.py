@@ -4,6 +4,7 @@ amp, clip_by_global_norm, context.
 The table tests use seed 002's net: Dense(3, 1) without bias, weight [[2, 3, 4]],
 x = [[1, 2, 3]], y = 19, outputs (loss, logits) = ((20 - 19)^2, 20).  Closed forms:
 dloss/dx = 2 (20 - 19) w = [4, 6, 8], dloss/dy = -2, dloss/dw = 2 x = [2, 4, 6].
+The ``net`` fixture (tests/conftest.py) is that network.
 """
 import warnings
 
@@ -13,24 +14,6 @@ import pytest
 import eagerad as ms
 from eagerad import nn, ops
 from eagerad.amp import DynamicLossScaler, StaticLossScaler, all_finite
-
-
-class Net(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Dense(3, 1, has_bias=False)
-        self.loss = nn.MSELoss()
-
-    def construct(self, x, y):
-        logits = self.fc(x).squeeze()
-        return self.loss(logits, y), logits
-
-
-@pytest.fixture
-def net():
-    n = Net()
-    n.fc.weight.set_data(ms.Tensor([[2, 3, 4]], ms.float32))
-    return n
 
 
 X = ms.Tensor([[1, 2, 3]], ms.float32)

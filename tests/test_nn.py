@@ -45,19 +45,7 @@ def test_registration_names_and_traversal():
     assert list(net.name_cells()) == ["fc", "head"]
 
 
-def test_seed_002_weight_name_and_output():
-    class SeedNet(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.fc = nn.Dense(3, 1, has_bias=False)
-            self.loss = nn.MSELoss()
-
-        def construct(self, x, y):
-            logits = self.fc(x).squeeze()
-            return self.loss(logits, y), logits
-
-    net = SeedNet()
-    net.fc.weight.set_data(eagerad.Tensor([[2, 3, 4]], eagerad.float32))
+def test_seed_002_weight_name_and_output(net):
     (param,) = net.trainable_params()
     assert param.name == "fc.weight" and param.data.asnumpy().tolist() == [[2.0, 3.0, 4.0]]
     loss, logits = net(eagerad.Tensor([[1, 2, 3]], eagerad.float32), eagerad.Tensor(19, eagerad.float32))
@@ -232,12 +220,25 @@ def _mse_grads(w, b, x, y):
     return 2 * r.T @ x / r.size, 2 * r.sum(axis=0) / r.size
 
 
+def _twin_dense(seed):
+    """Two Dense(3, 1) cells that start from the same weights."""
+    eagerad.set_seed(seed)
+    first = nn.Dense(3, 1)
+    eagerad.set_seed(seed)
+    return first, nn.Dense(3, 1)
+
+
+def _sgd_step(net, **kwargs):
+    """A TrainOneStepCell for ``net`` (MSE loss, SGD with learning rate 0.1)."""
+    return nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.1),
+                               **kwargs)
+
+
 def test_train_one_step_cell_matches_closed_form_sgd():
     x, y = _linear_problem()
     net = nn.Dense(3, 1)
     w0, b0 = net.weight.numpy().astype(np.float64), net.bias.numpy().astype(np.float64)
-    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.1))
-    loss = step(eagerad.Tensor(x), eagerad.Tensor(y))
+    loss = _sgd_step(net)(eagerad.Tensor(x), eagerad.Tensor(y))
     gw, gb = _mse_grads(w0, b0, x, y)
     np.testing.assert_allclose(loss.item(), np.mean((x @ w0.T + b0 - y) ** 2), rtol=1e-5)
     np.testing.assert_allclose(net.weight.numpy(), w0 - 0.1 * gw, rtol=1e-5, atol=1e-6)
@@ -247,13 +248,9 @@ def test_train_one_step_cell_matches_closed_form_sgd():
 
 def test_gradient_accumulation_equals_full_batch():
     x, y = _linear_problem()
-    eagerad.set_seed(5)
-    full = nn.Dense(3, 1)
-    eagerad.set_seed(5)
-    accum = nn.Dense(3, 1)
+    full, accum = _twin_dense(5)
     loss_fn = nn.MSELoss()
-    nn.TrainOneStepCell(nn.WithLossCell(full, loss_fn), nn.SGD(full.trainable_params(), 0.1))(
-        eagerad.Tensor(x), eagerad.Tensor(y))
+    _sgd_step(full)(eagerad.Tensor(x), eagerad.Tensor(y))
 
     # MindSpore style: sum micro-batch grads from value_and_grad, one update for k=4
     opt = nn.SGD(accum.trainable_params(), 0.1)
@@ -281,9 +278,7 @@ def test_clip_by_global_norm_in_a_step():
     x, y = _linear_problem()
     net = nn.Dense(3, 1)
     w0, b0 = net.weight.numpy().astype(np.float64), net.bias.numpy().astype(np.float64)
-    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.1),
-                               clip_global_norm=0.5)
-    step(eagerad.Tensor(x), eagerad.Tensor(y))
+    _sgd_step(net, clip_global_norm=0.5)(eagerad.Tensor(x), eagerad.Tensor(y))
     gw, gb = _mse_grads(w0, b0, x, y)
     norm = math.sqrt((gw ** 2).sum() + (gb ** 2).sum())
     assert norm > 0.5
@@ -294,12 +289,8 @@ def test_clip_by_global_norm_in_a_step():
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the overflow is the point
 def test_loss_scaling_in_a_step_and_overflow_skip():
     x, y = _linear_problem()
-    eagerad.set_seed(1)
-    plain = nn.Dense(3, 1)
-    eagerad.set_seed(1)
-    scaled = nn.Dense(3, 1)
-    nn.TrainOneStepCell(nn.WithLossCell(plain, nn.MSELoss()), nn.SGD(plain.trainable_params(), 0.1))(
-        eagerad.Tensor(x), eagerad.Tensor(y))
+    plain, scaled = _twin_dense(1)
+    _sgd_step(plain)(eagerad.Tensor(x), eagerad.Tensor(y))
     step = nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(scaled, nn.MSELoss()),
                                             nn.SGD(scaled.trainable_params(), 0.1), 1024.0)
     loss, overflow, scale = step(eagerad.Tensor(x), eagerad.Tensor(y))

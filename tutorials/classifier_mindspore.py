@@ -1,6 +1,6 @@
 """Train a small classifier on two interleaving half-moons, MindSpore style.
 
-The data set is generated here with numpy (fixed seed, no download).  Training uses
+The data set is generated with numpy (``moons.py``: fixed seed, no download).  Training uses
 MindSpore's functional recipe: ``value_and_grad`` over the optimizer's parameters,
 then ``optimizer(grads)``.  At the end the trained weights go through a checkpoint
 into a fresh network, which must classify exactly as the original.
@@ -12,23 +12,9 @@ import sys
 import tempfile
 import time
 
-import numpy as np
-
 import eagerad as ms
 from eagerad import nn
-
-
-def two_moons(n, noise, seed):
-    """``n`` points on two interleaving half circles plus Gaussian noise, labels 0/1."""
-    rng = np.random.default_rng(seed)
-    half = n // 2
-    t = rng.uniform(0, np.pi, n)
-    upper = np.stack([np.cos(t[:half]), np.sin(t[:half])], axis=1)
-    lower = np.stack([1 - np.cos(t[half:]), 0.5 - np.sin(t[half:])], axis=1)
-    x = np.concatenate([upper, lower]) + rng.normal(0, noise, (n, 2))
-    y = np.concatenate([np.zeros(half), np.ones(n - half)]).astype(np.int64)
-    order = rng.permutation(n)
-    return x[order].astype(np.float32), y[order]
+from moons import batches, progress, train_and_test_sets
 
 
 class Classifier(nn.Cell):
@@ -49,16 +35,9 @@ def accuracy(net, x, y):
     return float((predicted == y).mean())
 
 
-def progress(epoch, epochs, loss, acc, width=20):
-    done = width * epoch // epochs
-    return f"epoch {epoch:2d}/{epochs} [{'#' * done}{'.' * (width - done)}] loss {loss:.4f}  " \
-           f"train acc {acc:6.1%}"
-
-
 def main(epochs=20, batch_size=32):
     start = time.perf_counter()
-    x_train, y_train = two_moons(1000, noise=0.1, seed=0)
-    x_test, y_test = two_moons(500, noise=0.1, seed=1)
+    (x_train, y_train), (x_test, y_test) = train_and_test_sets()
 
     ms.set_seed(0)
     net = Classifier()
@@ -79,10 +58,8 @@ def main(epochs=20, batch_size=32):
     net.set_train()
     for epoch in range(1, epochs + 1):
         total = 0.0
-        for i in range(0, len(x_train), batch_size):
-            data = ms.Tensor(x_train[i:i + batch_size])
-            label = ms.Tensor(y_train[i:i + batch_size])
-            total += float(train_step(data, label).asnumpy()) * len(data)
+        for data, label in batches(x_train, y_train, batch_size):
+            total += float(train_step(ms.Tensor(data), ms.Tensor(label)).asnumpy()) * len(data)
         print(progress(epoch, epochs, total / len(x_train), accuracy(net, x_train, y_train)))
 
     test_acc = accuracy(net, x_test, y_test)

@@ -9,23 +9,9 @@ Run from the repository root: PYTHONPATH=. python tutorials/classifier_pytorch.p
 import sys
 import time
 
-import numpy as np
-
 import eagerad as torch
 from eagerad import nn
-
-
-def two_moons(n, noise, seed):
-    """``n`` points on two interleaving half circles plus Gaussian noise, labels 0/1."""
-    rng = np.random.default_rng(seed)
-    half = n // 2
-    t = rng.uniform(0, np.pi, n)
-    upper = np.stack([np.cos(t[:half]), np.sin(t[:half])], axis=1)
-    lower = np.stack([1 - np.cos(t[half:]), 0.5 - np.sin(t[half:])], axis=1)
-    x = np.concatenate([upper, lower]) + rng.normal(0, noise, (n, 2))
-    y = np.concatenate([np.zeros(half), np.ones(n - half)]).astype(np.int64)
-    order = rng.permutation(n)
-    return x[order].astype(np.float32), y[order]
+from moons import batches, progress, train_and_test_sets
 
 
 class Classifier(nn.Module):
@@ -49,8 +35,7 @@ def accuracy(model, x, y):
 
 def main(epochs=20, batch_size=32):
     start = time.perf_counter()
-    x_train, y_train = two_moons(1000, noise=0.1, seed=0)
-    x_test, y_test = two_moons(500, noise=0.1, seed=1)
+    (x_train, y_train), (x_test, y_test) = train_and_test_sets()
 
     torch.set_seed(0)  # torch.manual_seed(0) in PyTorch
     model = Classifier()
@@ -60,17 +45,13 @@ def main(epochs=20, batch_size=32):
     model.train()
     for epoch in range(1, epochs + 1):
         total = 0.0
-        for i in range(0, len(x_train), batch_size):
-            data = torch.tensor(x_train[i:i + batch_size])
-            target = torch.tensor(y_train[i:i + batch_size])
+        for data, target in batches(x_train, y_train, batch_size):
             optimizer.zero_grad()
-            loss = criterion(model(data), target)
+            loss = criterion(model(torch.tensor(data)), torch.tensor(target))
             loss.backward()
             optimizer.step()
             total += loss.item() * len(data)
-        done = 20 * epoch // epochs
-        print(f"epoch {epoch:2d}/{epochs} [{'#' * done}{'.' * (20 - done)}] "
-              f"loss {total / len(x_train):.4f}  train acc {accuracy(model, x_train, y_train):6.1%}")
+        print(progress(epoch, epochs, total / len(x_train), accuracy(model, x_train, y_train)))
 
     test_acc = accuracy(model, x_test, y_test)
     print(f"test accuracy: {test_acc:.1%}  ({time.perf_counter() - start:.1f} s)")

@@ -70,17 +70,9 @@ def unpack_dual(tensor, level=None):
 
 def propagate(op, args, kwargs, outs):
     """Give the outputs of ``op`` their tangents at every active level."""
-    for level in tuple(levels):
-        tangents = [a._tangents.get(level) if isinstance(a, Tensor) and a._tangents else None
-                    for a in args]
-        if not any(t is not None for t in tangents):
-            continue
-        idx = levels.index(level)
-        levels.pop(idx)
-        try:
-            out_tangent = batched.get(level, _rule_sum)(op, tangents, args, kwargs, outs)
-        finally:
-            levels.insert(idx, level)
+    for level, tangents in levels_with_tangents(args):
+        out_tangent = without_level(level, batched.get(level, _rule_sum), op, tangents, args,
+                                    kwargs, outs)
         if out_tangent is None:
             continue
         pairs = zip(outs, out_tangent) if op.n_outputs > 1 else ((outs[0], out_tangent),)
@@ -91,17 +83,69 @@ def propagate(op, args, kwargs, outs):
                 t = t.broadcast_to(out.shape)
             if t.dtype != out.dtype:
                 t = t.astype(out.dtype)
-            if out._tangents is None:
-                out._tangents = {}
-            out._tangents[level] = t
-        node = outs[0].grad_fn
-        if node is not None and node.out_data is not None:
-            node.out_tangents = tuple(o._tangents for o in outs)
+            set_tangent(out, level, t)
+        keep_out_tangents(outs)
 
 
-def _rule_sum(op, tangents, args, kwargs, outs):
-    ans = outs[0] if op.n_outputs == 1 else outs
-    total = None
+def levels_with_tangents(args):
+    """``(level, tangents)`` for each active level at which some of ``args`` carry a tangent;
+    ``tangents`` has one entry per argument (None where it carries none).
+
+    >>> list(levels_with_tangents([eagerad.ones(1)]))
+    []
+    """
+    for level in tuple(levels):
+        tangents = [a._tangents.get(level) if isinstance(a, Tensor) and a._tangents else None
+                    for a in args]
+        if any(t is not None for t in tangents):
+            yield level, tangents
+
+
+def without_level(level, fn, *args):
+    """``fn(*args)`` with ``level`` switched off, so the ops of a jvp rule for that level
+    carry only the tangents of the other levels.
+
+    >>> with dual_level() as level:
+    ...     without_level(level, lambda: len(levels))
+    0
+    """
+    idx = levels.index(level)
+    levels.pop(idx)
+    try:
+        return fn(*args)
+    finally:
+        levels.insert(idx, level)
+
+
+def set_tangent(out, level, tangent):
+    """Attach ``tangent`` to the op output ``out`` at ``level``.
+
+    >>> t = eagerad.ones(1); set_tangent(t, 7, eagerad.zeros(1)); list(t._tangents)
+    [7]
+    """
+    if out._tangents is None:
+        out._tangents = {}
+    out._tangents[level] = tangent
+
+
+def keep_out_tangents(outs):
+    """Let the node that made ``outs`` (when it keeps them) see their tangents too.
+
+    >>> keep_out_tangents([eagerad.ones(1)])   # no node: nothing to do
+    """
+    node = outs[0].grad_fn
+    if node is not None and node.out_data is not None:
+        node.out_tangents = tuple(o._tangents for o in outs)
+
+
+def jvp_rules(op, tangents):
+    """``(i, tangent, rule)`` for each argument ``i`` of the registry op ``op`` that carries a
+    tangent and is differentiable; a differentiable argument without a jvp rule is an error.
+
+    >>> from eagerad.ops import math
+    >>> [i for i, t, rule in jvp_rules(math._mul, [None, eagerad.ones(1)])]
+    [1]
+    """
     for i, t in enumerate(tangents):
         if t is None:
             continue
@@ -111,6 +155,13 @@ def _rule_sum(op, tangents, args, kwargs, outs):
                 continue    # not differentiable in this argument (comparisons, indices)
             raise NotImplementedError(f"forward-mode AD: op '{op.name}' has no jvp rule for "
                                       f"argument {i}")
+        yield i, t, rule
+
+
+def _rule_sum(op, tangents, args, kwargs, outs):
+    ans = outs[0] if op.n_outputs == 1 else outs
+    total = None
+    for _, t, rule in jvp_rules(op, tangents):
         part = rule(t, ans, *args, **kwargs)
         if op.n_outputs > 1:
             total = part if total is None else tuple(a + b for a, b in zip(total, part))

@@ -46,7 +46,9 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         """Keep tensors (inputs, outputs or intermediates) for ``backward``.
 
-        >>> ctx.save_for_backward(x, y)  # doctest: +SKIP
+        >>> ctx = FunctionCtx(needs_input_grad=(True,)); ctx.save_for_backward(eagerad.ones(2))
+        >>> [t.shape for t in ctx.saved_tensors]
+        [(2,)]
         """
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
@@ -166,24 +168,15 @@ def _run_backward(cls, ctx, grads, inputs, outs):
 
 def _push_tangents(cls, ctx, args, outs):
     """Forward mode through a custom op: its ``jvp`` at every level where inputs carry tangents."""
-    for level in tuple(forward_ad.levels):
-        tangents = [a._tangents.get(level) if isinstance(a, Tensor) and a._tangents else None
-                    for a in args]
-        if not any(t is not None for t in tangents):
-            continue
+    for level, tangents in forward_ad.levels_with_tangents(args):
         if level in forward_ad.batched:   # let the batched handler refuse (or take) the op
             forward_ad.batched[level](cls, tangents, args, {}, outs)
         if cls.jvp is None:
             raise NotImplementedError(f"forward-mode AD: {cls.__name__} defines no jvp(ctx, "
                                       "*tangents) static method")
-        idx = forward_ad.levels.index(level)
-        forward_ad.levels.pop(idx)
-        try:
-            full = [t if t is not None else (zeros_like(a) if isinstance(a, Tensor) else None)
-                    for t, a in zip(tangents, args)]
-            out_t = cls.jvp(ctx, *full)
-        finally:
-            forward_ad.levels.insert(idx, level)
+        full = [t if t is not None else (zeros_like(a) if isinstance(a, Tensor) else None)
+                for t, a in zip(tangents, args)]
+        out_t = forward_ad.without_level(level, cls.jvp, ctx, *full)
         out_t = (out_t,) if isinstance(out_t, Tensor) else tuple(out_t)
         for k, (o, t) in enumerate(zip(outs, out_t)):
             if t is None:
@@ -191,9 +184,5 @@ def _push_tangents(cls, ctx, args, outs):
             if t.shape != o.shape:
                 raise RuntimeError(f"{cls.__name__}.jvp: tangent {k} has shape {t.shape}, output "
                                    f"{k} has shape {o.shape}")
-            if o._tangents is None:
-                o._tangents = {}
-            o._tangents[level] = t
-        node = outs[0].grad_fn
-        if node is not None and node.out_data is not None:
-            node.out_tangents = tuple(o._tangents for o in outs)
+            forward_ad.set_tangent(o, level, t)
+        forward_ad.keep_out_tangents(outs)

@@ -26,7 +26,7 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
     result has the same structure.  ``use_norm`` skips computing the norm.
     Differentiable like any op.
 
-    >>> ops.clip_by_global_norm(eagerad.Tensor([0.5, 0.25]), 1.0)  # norm < 1: unchanged
+    >>> clip_by_global_norm(eagerad.Tensor([0.5, 0.25]), 1.0)  # norm < 1: unchanged
     Tensor(shape=[2], dtype=Float32, value= [ 5.00000000e-01  2.50000000e-01])
     """
     single = isinstance(x, Tensor)

@@ -176,7 +176,7 @@ def _rebase(x, name, op_name, compute):
     return x
 
 
-def _binary_inplace(op_name, name, fn):
+def _binary_inplace(op_name, name, fn, example):
     def method(self, other):
         _check_target(self, name)
         _check_other(self, other, name, op_name)
@@ -189,14 +189,14 @@ def _binary_inplace(op_name, name, fn):
         return self
     method.__name__ = name
     method.__doc__ = (f"In place ``self = self {name[:-1]} other`` (other broadcasts to self's "
-                      f"shape); returns self.\n\n    >>> eagerad.ones(2).{name}(2.0)  # doctest: +SKIP\n")
+                      f"shape); returns self.\n\n    >>> print(eagerad.ones(2).{name}(2.0))\n    {example}\n")
     return method
 
 
-add_ = _binary_inplace("add", "add_", math.add)
-sub_ = _binary_inplace("sub", "sub_", math.sub)
-mul_ = _binary_inplace("mul", "mul_", math.mul)
-div_ = _binary_inplace("div", "div_", math.div)
+add_ = _binary_inplace("add", "add_", math.add, "[3. 3.]")
+sub_ = _binary_inplace("sub", "sub_", math.sub, "[-1. -1.]")
+mul_ = _binary_inplace("mul", "mul_", math.mul, "[2. 2.]")
+div_ = _binary_inplace("div", "div_", math.div, "[0.5 0.5]")
 
 
 def fill_(self, value):

@@ -270,29 +270,55 @@ def _check_broadcast(name, x, y):
                              "together") from None
 
 
-def _binary_fn(op, name, floating=False, doc=""):
+# What each public elementwise function gives for the docstring example's input.
+_BINARY_EXAMPLES = {
+    "add": "[3. 4.]", "sub": "[-1.  0.]", "mul": "[2. 4.]", "div": "[0.5 1. ]", "pow": "[1. 4.]",
+    "maximum": "[2. 2.]", "minimum": "[1. 2.]", "floor_divide": "[0. 1.]", "remainder": "[1. 0.]",
+    "equal": "[False  True]", "not_equal": "[ True False]", "less": "[ True False]",
+    "less_equal": "[ True  True]", "greater": "[False False]", "greater_equal": "[False  True]",
+    "logical_and": "[ True  True]",
+    "logical_or": "[ True  True]", "logical_xor": "[False False]"}
+_UNARY_EXAMPLES = {  # input 0.5 unless given
+    "neg": "[-0.5]", "exp": "[1.6487]", "log": "[-0.6931]", "sin": "[0.4794]", "cos": "[0.8776]",
+    "tan": "[0.5463]", "sinh": "[0.5211]", "cosh": "[1.1276]", "tanh": "[0.4621]",
+    "atanh": "[0.5493]", "asin": "[0.5236]", "acos": "[1.0472]", "atan": "[0.4636]",
+    "asinh": "[0.4812]", "acosh": ("2.0", "[1.3170]"), "sigmoid": "[0.6225]", "sqrt": "[0.7071]",
+    "log1p": "[0.4055]", "expm1": "[0.6487]", "reciprocal": "[2.]", "relu": "[0.5]", "abs": "[0.5]",
+    "square": "[0.25]", "sign": "[1.]", "floor": "[0.]", "ceil": "[1.]", "round": "[0.]",
+    "isfinite": "[ True]", "isnan": "[False]", "logical_not": "[False]"}
+
+
+def _binary_fn(op, name, public=None):
+    """The public function for ``op``; ``name`` is what its errors say, ``public`` its name in
+    this module (when they differ)."""
+    floating = name == "div"
+    public = public or name
+
     def fn(x, y):
         x, y = operands(name, x, y, floating)
         _check_broadcast(name, x, y)
         return op(x, y)
     fn.__name__ = name
-    fn.__doc__ = doc or f"Elementwise ``{name}`` with broadcasting.\n\n" \
-        f"    >>> {name}(eagerad.tensor([1.0, 2.0]), 2.0)  # doctest: +SKIP\n"
+    fn.__doc__ = (f"Elementwise ``{name}`` with broadcasting.\n\n"
+                  f"    >>> print({public}(eagerad.tensor([1.0, 2.0]), 2.0))\n"
+                  f"    {_BINARY_EXAMPLES[public]}\n")
     return fn
 
 
 add = _binary_fn(_add, "add")
 sub = _binary_fn(_sub, "sub")
 mul = _binary_fn(_mul, "mul")
-div = _binary_fn(_div, "div", floating=True)
+div = _binary_fn(_div, "div")
 pow = _binary_fn(_pow, "pow")
 maximum = _binary_fn(_maximum, "maximum")
 minimum = _binary_fn(_minimum, "minimum")
 floor_divide = _binary_fn(_floordiv, "floor_divide")
 remainder = _binary_fn(_mod, "remainder")
 equal, not_equal, less, less_equal, greater, greater_equal, logical_and, logical_or, \
-    logical_xor = (_binary_fn(_COMPARE[n], n) for n in
-                   ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"))
+    logical_xor = (_binary_fn(_COMPARE[n], n, public) for n, public in (
+        ("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
+        ("gt", "greater"), ("ge", "greater_equal"), ("logical_and", "logical_and"),
+        ("logical_or", "logical_or"), ("logical_xor", "logical_xor")))
 
 
 def _unary_fn(op, name, floating=True):
@@ -303,7 +329,9 @@ def _unary_fn(op, name, floating=True):
             x = x.astype(dt.default_float)
         return op(x)
     fn.__name__ = name
-    fn.__doc__ = f"Elementwise ``{name}``.\n\n    >>> {name}(eagerad.tensor([0.5]))  # doctest: +SKIP\n"
+    x, out = _UNARY_EXAMPLES[name] if isinstance(_UNARY_EXAMPLES[name], tuple) \
+        else ("0.5", _UNARY_EXAMPLES[name])
+    fn.__doc__ = f"Elementwise ``{name}``.\n\n    >>> print({name}(eagerad.tensor([{x}])))\n    {out}\n"
     return fn
 
 
@@ -322,7 +350,8 @@ isfinite, isnan, logical_not = (_unary_fn(op, op.name, floating=False)
 def where(condition, x, y):
     """``x`` where ``condition`` holds, else ``y`` (broadcasting all three).
 
-    >>> where(eagerad.tensor([True, False]), 1.0, eagerad.tensor([5.0, 6.0]))  # doctest: +SKIP
+    >>> print(where(eagerad.tensor([True, False]), 1.0, eagerad.tensor([5.0, 6.0])))
+    [1. 6.]
     """
     ref = next((v for v in (x, y, condition) if isinstance(v, Tensor)), None)
     condition = as_tensor(condition, ref)
@@ -344,7 +373,8 @@ def where(condition, x, y):
 def clip_by_value(x, clip_value_min=None, clip_value_max=None):
     """Clamp ``x`` into ``[clip_value_min, clip_value_max]`` (either may be None).
 
-    >>> clip_by_value(eagerad.tensor([-2.0, 0.5, 3.0]), -1.0, 1.0)  # doctest: +SKIP
+    >>> print(clip_by_value(eagerad.tensor([-2.0, 0.5, 3.0]), -1.0, 1.0))
+    [-1.   0.5  1. ]
     """
     if clip_value_min is None and clip_value_max is None:
         raise ValueError("clip_by_value: give clip_value_min or clip_value_max")

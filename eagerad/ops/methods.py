@@ -63,7 +63,13 @@ for _name in ("exp", "log", "sin", "cos", "tan", "sinh", "cosh", "tanh", "atanh"
 
 
 def install():
+    """Attach the operators, math methods and ``T``/``mT`` to Tensor (done once on import).
+
+    >>> eagerad.ones(2, 3).T.shape
+    (3, 2)
+    """
     for name, fn in {**_OPERATORS, **_METHODS}.items():
         setattr(Tensor, name, fn)
-    Tensor.T = property(shape.transpose)
-    Tensor.mT = property(lambda self: shape.swapaxes(self, -1, -2))
+    Tensor.T = property(shape.transpose, doc="All axes reversed: ``x.T`` is ``transpose(x)``.")
+    Tensor.mT = property(lambda self: shape.swapaxes(self, -1, -2),
+                         doc="The last two axes swapped (a batch of matrices transposed).")

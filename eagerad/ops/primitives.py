@@ -28,7 +28,11 @@ def stop_gradient(x):
 
 
 class Primitive:
-    """Base: a named callable operator object."""
+    """Base: a named callable operator object.
+
+    >>> Sin(), Sin()(eagerad.tensor([0.0])).tolist()
+    (Sin(), [0.0])
+    """
 
     def __repr__(self):
         return f"{type(self).__name__}()"
@@ -45,19 +49,10 @@ def _primitive(name, fn):
     return cls
 
 
-Mul = _primitive("Mul", math.mul)
-Div = _primitive("Div", math.div)
-Pow = _primitive("Pow", math.pow)
-Sin = _primitive("Sin", math.sin)
-Cos = _primitive("Cos", math.cos)
-Tan = _primitive("Tan", math.tan)
-Exp = _primitive("Exp", math.exp)
-Log = _primitive("Log", math.log)
-Neg = _primitive("Neg", math.neg)
-Square = _primitive("Square", math.square)
-Sinh = _primitive("Sinh", math.sinh)
-Cosh = _primitive("Cosh", math.cosh)
-Atanh = _primitive("Atanh", math.atanh)
+Mul, Div, Pow, Sin, Cos, Tan, Exp, Log, Neg, Square, Sinh, Cosh, Atanh = (
+    _primitive(name, getattr(math, name.lower())) for name in (
+        "Mul", "Div", "Pow", "Sin", "Cos", "Tan", "Exp", "Log", "Neg", "Square", "Sinh", "Cosh",
+        "Atanh"))
 
 
 class MatMul(Primitive):

@@ -5,9 +5,11 @@ the same names.  Single elementwise ufuncs and BLAS matmul go through numpy
 (its SIMD loops beat Numba's scalar transcendental code on this machine);
 multi-pass elementwise work, such as the fused first-order gradient kernels,
 runs as Numba kernels from ``kernels.py``, imported at the first call so that
-importing eagerad compiles nothing.
+importing eagerad compiles nothing.  Large transcendental ops use every core
+(see ``unary``).
 """
 import os
+import threading
 import warnings
 
 import numpy as np
@@ -93,20 +95,30 @@ CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (o
 _THREADED = {(op, np.dtype(np.float32)) for op in ("exp", "sin", "tanh", "log", "sqrt")}
 _NUMBA_F64 = {(op, np.dtype(np.float64)) for op in ("exp", "sin", "cos")}
 _pool = None
+_pool_lock = threading.Lock()
+
+
+def _chunk(ufunc, x, out):
+    # NaN/inf pass silently here too (the module's warning filter does not see
+    # warnings raised from the pool's threads); errstate is per thread
+    with np.errstate(all="ignore"):
+        ufunc(x, out=out)
 
 
 def _chunked(ufunc, x):
     """``ufunc(x)`` computed in ``CORES`` contiguous chunks on a thread pool."""
     global _pool
     if _pool is None:
-        from concurrent.futures import ThreadPoolExecutor
-        _pool = ThreadPoolExecutor(CORES - 1, thread_name_prefix="eagerad-cpu")
+        with _pool_lock:
+            if _pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+                _pool = ThreadPoolExecutor(CORES - 1, thread_name_prefix="eagerad-cpu")
     out = np.empty_like(x)
     xf, of = x.reshape(-1), out.reshape(-1)
     step = -(-xf.size // CORES)
-    jobs = [_pool.submit(ufunc, xf[i:i + step], out=of[i:i + step])
+    jobs = [_pool.submit(_chunk, ufunc, xf[i:i + step], of[i:i + step])
             for i in range(step, xf.size, step)]
-    ufunc(xf[:step], out=of[:step])
+    _chunk(ufunc, xf[:step], of[:step])
     for job in jobs:
         job.result()
     return out

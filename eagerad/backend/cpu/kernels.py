@@ -5,7 +5,9 @@ generic kernel pair covers every fused gradient: the op is an integer code
 switched inside the loop (LLVM unswitches the invariant branch), the buffers are
 flat and contiguous, so one compiled version per dtype serves every shape and
 op.  The ``prange`` twin takes over above ``PARALLEL_MIN`` elements, where the
-thread start-up pays for itself.  Compiled code is cached on disk.
+thread start-up pays for itself.  ``unary_parallel`` runs float64 exp/sin/cos
+on every core (numpy's loops for those are scalar and single threaded).
+Compiled code is cached on disk.
 """
 import math
 

@@ -34,9 +34,36 @@ OPS = {"sum": (_sum, 0, False), "prod": (_prod, 1, False), "max": (_max, None, F
        "min": (_min, None, False), "any": (_max, None, True), "all": (_min, None, True)}
 
 
+def _tree(merge):
+    """Device function: the shared-memory tree step every block ends with.
+
+    Once every thread has written its slot, each step halves the live threads; thread ``t``
+    calls ``merge(x, y, t, t + w)`` to fold slot ``t + w`` of the shared arrays ``x``/``y``
+    into slot ``t``.  Every thread of the block must call it (it synchronises); the result
+    lands in slot 0.
+    """
+    T = THREADS
+
+    @cuda.jit(device=True)
+    def tree(t, x, y):
+        cuda.syncthreads()
+        w = T // 2
+        while w > 0:
+            if t < w:
+                merge(x, y, t, t + w)
+            cuda.syncthreads()
+            w //= 2
+    return tree
+
+
 def _segment_kernel(op, acc_dtype):
     combine, neutral, truth = OPS[op]
     combine = cuda.jit(device=True)(combine)
+
+    @cuda.jit(device=True)
+    def merge(buf, unused, t, u):
+        buf[t] = combine(buf[t], buf[u])
+    tree = _tree(merge)
     acc_t = numba_type(acc_dtype)
     cast = np.dtype(acc_dtype).type
     T = THREADS
@@ -59,13 +86,7 @@ def _segment_kernel(op, acc_dtype):
             for j in range(t + T, length, T):
                 acc = combine(acc, cast(a[start + j] != 0) if truth else cast(a[start + j]))
             buf[t] = acc
-            cuda.syncthreads()
-            w = T // 2
-            while w > 0:
-                if t < w:
-                    buf[t] = combine(buf[t], buf[t + w])
-                cuda.syncthreads()
-                w //= 2
+            tree(t, buf, buf)
             if t == 0:
                 out[s] = buf[0]
             cuda.syncthreads()
@@ -84,6 +105,13 @@ def _arg_kernel(op, dtype):
             return v != v and (w == w or i < j)
         return v * sign > w * sign or (v == w and i < j)
 
+    @cuda.jit(device=True)
+    def merge(vals, idxs, t, u):
+        if better(vals[u], idxs[u], vals[t], idxs[t]):
+            vals[t] = vals[u]
+            idxs[t] = idxs[u]
+    tree = _tree(merge)
+
     @cuda.jit
     def kernel(out, a, M, K):
         vals = cuda.shared.array(T, val_t)
@@ -99,14 +127,7 @@ def _arg_kernel(op, dtype):
                     bi = j
             vals[t] = bv
             idxs[t] = bi
-            cuda.syncthreads()
-            w = T // 2
-            while w > 0:
-                if t < w and better(vals[t + w], idxs[t + w], vals[t], idxs[t]):
-                    vals[t] = vals[t + w]
-                    idxs[t] = idxs[t + w]
-                cuda.syncthreads()
-                w //= 2
+            tree(t, vals, idxs)
             if t == 0:
                 out[m] = idxs[0]
             cuda.syncthreads()
