@@ -17,7 +17,6 @@ dimension unchanged; ops whose rules use shapes or axes have a batched rule in
 [[6.0, 0.0], [0.0, 12.0]]
 """
 import functools
-import heapq
 
 import numpy as np
 
@@ -325,7 +324,7 @@ def _batched_backward(out, xs, create):
     root, idx = _edge_of(out)
     if type(root) is not Node:
         return [_seed(out.size, out) if _edge_of(x)[0] is root else None for x in xs]
-    deps, order = _collect([root])
+    order = _collect([root])
     need = _needed(order, capture)
     diagonal = all(x.shape == out.shape for x in xs) and \
         all(_keeps_elements(node, out.shape, need, capture) for node in need)
@@ -333,12 +332,10 @@ def _batched_backward(out, xs, create):
     buffers[root][idx] = ones(1, *out.shape, dtype=out.dtype, device=out.device) if diagonal \
         else _seed(out.size, out)
     captured = {}
-    ready = [(-root.seq, root)]
     prev = grad_state.enabled
     grad_state.enabled = bool(create)
     try:
-        while ready:
-            _, node = heapq.heappop(ready)
+        for node in reversed(order):     # creation order reversed is a topological order
             grads = buffers.pop(node, [None] * node.n_outputs)
             for i in capture.get(node, ()):
                 captured[(node, i)] = grads[i]
@@ -352,11 +349,6 @@ def _batched_backward(out, xs, create):
                         elif target in capture:
                             prior = captured.get((target, 0))
                             captured[(target, 0)] = g if prior is None else prior + g
-            for edge in node.next:
-                if edge is not None and type(edge[0]) is Node:
-                    deps[edge[0]] -= 1
-                    if deps[edge[0]] == 0:
-                        heapq.heappush(ready, (-edge[0].seq, edge[0]))
     finally:
         grad_state.enabled = prev
     grads = [captured.get(_edge_of(x)) for x in xs]

@@ -270,6 +270,39 @@ def check_nn_training_step():
     assert loss_fn(net(x), y).item() < first
 
 
+def check_shared_arrays_are_per_block():
+    """Threads reaching ``cuda.shared.array`` together get one array (a simulator race)."""
+    import threading
+    import eagerad.backend.cuda.launch  # noqa: F401  (installs the race-free allocation)
+    from numba.cuda.simulator.kernelapi import FakeCUDAShared
+    for _ in range(50):
+        shared, got = FakeCUDAShared(0), []
+        gate = threading.Barrier(8)
+
+        def alloc():
+            gate.wait()
+            got.append(shared.array(4, np.float64))
+        threads = [threading.Thread(target=alloc) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len({id(a) for a in got}) == 1, f"{len({id(a) for a in got})} arrays for one block"
+
+
+def check_gradient_accumulation_keeps_views():
+    """Summing two paths into a node must not write into a device array another tensor views."""
+    import eagerad
+    from eagerad.autograd import engine
+    x = eagerad.tensor([1.0, 2.0, 3.0, 4.0], device="cuda")
+    buf = [x * 1]
+    view = buf[0].reshape(2, 2)            # shares the device memory of buf[0]
+    with eagerad.no_grad():
+        buf[0] = engine._add(buf[0], x)
+    np.testing.assert_array_equal(view.numpy(), [[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(buf[0].numpy(), [2.0, 4.0, 6.0, 8.0])
+
+
 def check_gradcheck_table_on_cuda():
     """Every op of the gradcheck table: first- and second-order vjps on 'cuda' equal CPU's."""
     import eagerad

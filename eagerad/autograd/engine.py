@@ -4,8 +4,10 @@ Gradients are summed with the Tensor ``+`` operator, so with ``create_graph``
 the walk itself is recorded and can be differentiated again.  Leaves are
 reached last, after every path into them has delivered its part.
 """
-import heapq
+import operator
 import sys
+
+import numpy as np
 
 from .. import backend
 from ..tensor import Tensor, ones_like
@@ -41,27 +43,24 @@ def _check_seed(i, out, g):
 
 
 def _collect(roots):
-    """Dependency counts of every node reachable from ``roots`` and a post-order."""
-    deps = {}
-    order = []
-    seen = set()
-    stack = [(n, False) for n in roots]
+    """Every node reachable from ``roots``, children first.
+
+    A node's edges point at nodes recorded before it, so ascending creation order
+    (``seq``) is a topological order: walking it backwards reaches each node after
+    every node that feeds it a gradient, with no dependency counting."""
+    seen = set(roots)
+    stack = list(roots)
     while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if node in seen:
-            continue
-        seen.add(node)
-        stack.append((node, True))
-        for edge in node.next:
-            if edge is not None and type(edge[0]) is Node:
+        for edge in stack.pop().next:
+            if edge is not None:
                 child = edge[0]
-                deps[child] = deps.get(child, 0) + 1
-                if child not in seen:
-                    stack.append((child, False))
-    return deps, order
+                if type(child) is Node and child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+    return sorted(seen, key=_seq)
+
+
+_seq = operator.attrgetter("seq")
 
 
 def _needed(order, capture):
@@ -86,6 +85,10 @@ def _add(a, b):
     references (a fresh array owning its memory, same shape and dtype as ``b``)
     is updated in place, which saves allocating (and page-faulting) one buffer
     per extra path into a node; the result is the same ``a + b`` bit for bit.
+    Only numpy arrays qualify: a numpy view holds a reference to its base, so the
+    count proves nothing else sees the memory.  A numba-cuda device array's
+    ``reshape`` shares the memory without referencing the original, so the count
+    cannot rule out an alias there (and device arrays have no ``base``).
     """
     if a is None:
         return b
@@ -95,8 +98,8 @@ def _add(a, b):
             and a._tangents is None and b._tangents is None:
         arr = a._data
         # the array: ``a``'s slot, ``arr`` and getrefcount's argument
-        if arr.base is None and sys.getrefcount(arr) == 3 and arr.shape == b.shape \
-                and arr.dtype == b.dtype and a._device == b._device and arr.flags.writeable:
+        if type(arr) is np.ndarray and arr.base is None and sys.getrefcount(arr) == 3 \
+                and arr.shape == b.shape and arr.dtype == b.dtype and a._device == b._device and arr.flags.writeable:
             backend.get(a._device.type).inplace("add", arr, b._data)
             return a
     return a + b
@@ -166,47 +169,33 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
         else:
             leaf_grads[target] = _add(leaf_grads.get(target), g)
 
-    deps, order = _collect(root_nodes)
+    order = _collect(root_nodes)
     need = _needed(order, capture) if capture is not None else None
     captured = {}
-    ready = [(-n.seq, n) for n in root_nodes if deps.get(n, 0) == 0]
-    heapq.heapify(ready)
-    while ready:
-        _, node = heapq.heappop(ready)
+    for node in reversed(order):
         grads = buffers.pop(node, None)
         if grads is None:       # every path into this node carried no gradient
-            grads = [None] * node.n_outputs
+            continue
         if node.pre_hooks is not None or node.retained is not None:
             grads = _node_hooks(node, grads, create_graph)
         if capture is not None and node in capture:
             for idx in capture[node]:
                 captured[(node, idx)] = grads[idx]
-        in_grads = None
-        if need is None or node in need:
-            for g in grads:
-                if g is not None:
-                    in_grads = _call(node, grads, create_graph)
-                    if not retain_graph:
-                        node.release()
-                    break
-        # one pass over the edges: deliver each gradient, then count the edge as done
-        # (a child becomes ready only after its last edge, so it has every part)
-        for i, edge in enumerate(node.next):
-            if edge is None:
+        if need is not None and node not in need:
+            continue
+        in_grads = _call(node, grads, create_graph)
+        if not retain_graph:
+            node.release()
+        for edge, g in zip(node.next, in_grads):
+            if g is None or edge is None:
                 continue
             target, idx = edge
-            g = in_grads[i] if in_grads is not None and i < len(in_grads) else None
             if type(target) is Node:
-                if g is not None:
-                    buf = buffers.get(target)
-                    if buf is None:
-                        buf = buffers[target] = [None] * target.n_outputs
-                    buf[idx] = _add(buf[idx], g)
-                left = deps[target] - 1
-                deps[target] = left
-                if left == 0:
-                    heapq.heappush(ready, (-target.seq, target))
-            elif g is not None:
+                buf = buffers.get(target)
+                if buf is None:
+                    buf = buffers[target] = [None] * target.n_outputs
+                buf[idx] = _add(buf[idx], g)
+            else:
                 leaf_grads[target] = _add(leaf_grads.get(target), g)
 
     for leaf, g in leaf_grads.items():

@@ -31,11 +31,14 @@ class Node:
         self.backward_fn = backward_fn
         self.next = next_edges
         self.inputs = inputs
-        self.saved_versions = tuple((t, t._version, t._version[0]) for t in saved)
+        self.saved_versions = tuple([(t, t._version, t._version[0]) for t in saved]) if saved else ()
         self.n_outputs = len(outputs)
         self.device = outputs[0]._device
-        self.out_data = tuple(o._data for o in outputs) if save_outputs else None
-        self.out_version = tuple((o._version, o._version[0]) for o in outputs) if save_outputs else None
+        if save_outputs:
+            self.out_data = tuple([o._data for o in outputs])
+            self.out_version = tuple([(o._version, o._version[0]) for o in outputs])
+        else:
+            self.out_data = self.out_version = None
         self.out_tangents = None
         self.seq = next(_sequence)
         self.pre_hooks = None

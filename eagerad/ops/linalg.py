@@ -6,7 +6,7 @@
 """
 import numpy as np
 
-from .math import as_tensor, operands
+from .math import as_tensor, broadcastable, operands
 from .registry import Case, U, defop
 
 
@@ -30,12 +30,27 @@ def _grad_b(g, ans, a, b):
     return r.reshape(r.shape[:-1]) if b.ndim == 1 else r
 
 
+def _fast_a(B, g, ans, a, b):
+    """``g @ b^T`` on arrays for 2-D operands (what ``_grad_a`` computes there)."""
+    if a.ndim != 2 or b.ndim != 2:
+        return None
+    return B.matmul(g, B.transpose(b, (1, 0)))
+
+
+def _fast_b(B, g, ans, a, b):
+    """``a^T @ g`` on arrays for 2-D operands (what ``_grad_b`` computes there)."""
+    if a.ndim != 2 or b.ndim != 2:
+        return None
+    return B.matmul(B.transpose(a, (1, 0)), g)
+
+
 def _matmul_shape(sa, sb):
     batch = np.broadcast_shapes(sa[:-2], sb[:-2])
     return tuple(batch) + (sa[-2], sb[-1])
 
 
 _matmul = defop("matmul", lambda B, a, b: B.matmul(a, b), vjp=(_grad_a, _grad_b),
+                fast=(_fast_a, _fast_b),
                 jvp=(lambda t, ans, a, b: _matmul(t, b), lambda t, ans, a, b: _matmul(a, t)),
                 cases=[Case(U(2, 3), U(3, 4)), Case(U(2, 1, 2, 3), U(3, 3, 2)), Case(U(3), U(3, 2)),
                        Case(U(2, 3), U(3)), Case(U(3), U(3)), Case(U(0, 3), U(3, 2)),
@@ -56,9 +71,7 @@ def matmul(a, b):
     if ka != kb:
         raise ValueError(f"matmul: shapes {a.shape} and {b.shape} are not aligned: {ka} (last dim "
                          f"of a) != {kb} ({'second-to-last' if b.ndim > 1 else 'only'} dim of b)")
-    try:
-        np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    except ValueError:
+    if not broadcastable(a.shape[:-2], b.shape[:-2]):
         raise ValueError(f"matmul: batch dimensions of {a.shape} and {b.shape} cannot be "
-                         "broadcast together") from None
+                         "broadcast together")
     return _matmul(a, b)

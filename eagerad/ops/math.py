@@ -261,13 +261,25 @@ def _weak(v, like):
     return as_tensor(v, like)
 
 
+def broadcastable(a, b):
+    """Whether shapes ``a`` and ``b`` broadcast together (numpy's rule, without
+    building the result shape: this runs on every binary op).
+
+    >>> broadcastable((2, 3), (3,)), broadcastable((2, 3), (2,))
+    (True, False)
+    """
+    for m, n in zip(reversed(a), reversed(b)):
+        if m != n and m != 1 and n != 1:
+            return False
+    return True
+
+
 def _check_broadcast(name, x, y):
-    if isinstance(x, Tensor) and isinstance(y, Tensor) and x.shape != y.shape:
-        try:
-            np.broadcast_shapes(x.shape, y.shape)
-        except ValueError:
+    if isinstance(x, Tensor) and isinstance(y, Tensor):
+        sx, sy = x.shape, y.shape
+        if sx != sy and not broadcastable(sx, sy):
             raise ValueError(f"{name}: shapes {x.shape} and {y.shape} cannot be broadcast "
-                             "together") from None
+                             "together")
 
 
 # What each public elementwise function gives for the docstring example's input.
@@ -296,8 +308,11 @@ def _binary_fn(op, name, public=None):
 
     def fn(x, y):
         x, y = operands(name, x, y, floating)
-        _check_broadcast(name, x, y)
-        return op(x, y)
+        try:
+            return op(x, y)
+        except ValueError:
+            _check_broadcast(name, x, y)   # a clearer message for the usual cause
+            raise
     fn.__name__ = name
     fn.__doc__ = (f"Elementwise ``{name}`` with broadcasting.\n\n"
                   f"    >>> print({public}(eagerad.tensor([1.0, 2.0]), 2.0))\n"

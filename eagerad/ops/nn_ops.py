@@ -64,20 +64,125 @@ def reduce_loss(loss, reduction, name):
 
 
 def one_hot(indices, depth, dtype=dt.float32):
-    """One-hot rows for integer ``indices`` (not differentiable)."""
+    """One-hot rows for integer ``indices`` (not differentiable).
+
+    >>> one_hot(eagerad.tensor([2, 0]), 3).tolist()
+    [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
+    """
     idx = indices.numpy() if isinstance(indices, Tensor) else np.asarray(indices)
-    if idx.size and (idx.min() < 0 or idx.max() >= depth):
+    flat = idx.reshape(-1)
+    if flat.size and (flat.min() < 0 or flat.max() >= depth):
         raise ValueError(f"one_hot: labels must lie in [0, {depth}), got values from {idx.min()} "
                          f"to {idx.max()}")
-    out = np.zeros(idx.shape + (depth,), dtype=dtype)
-    np.put_along_axis(out, idx[..., None].astype(np.int64), 1, axis=-1)
+    out = np.zeros((flat.size, depth), dtype=dtype)
+    out[np.arange(flat.size), flat] = 1
+    out = out.reshape(idx.shape + (depth,))
     device = indices.device if isinstance(indices, Tensor) else None
+    if device is not None and device.type == "cpu":
+        return Tensor._make(out, device)
     return Tensor(out, device=device)
+
+
+def _loss_seed(B, g, shape, axis, reduction):
+    """Per-element weight of ``target * log_softmax`` in the loss, shaped to broadcast
+    against the logits: ``-g`` spread over the batch (divided by its size for 'mean').
+
+    Array-level twin of ``_seed`` that performs the composed formula's operations
+    (div, neg, mul) so first-order gradients match it bit for bit."""
+    if reduction == "mean":
+        count = _batch_count(shape, axis)
+        g = B.binary("div", g, count) if count else B.binary("mul", g, float("nan"))
+    keep = tuple(1 if i == axis or reduction != "none" else s for i, s in enumerate(shape))
+    return B.reshape(B.unary("neg", g), keep)
+
+
+def _seed(g, shape, axis, reduction):
+    """``_loss_seed`` in eagerad ops (differentiable, for create_graph and higher order)."""
+    if reduction == "mean":
+        count = _batch_count(shape, axis)
+        g = g / count if count else g * float("nan")
+    keep = tuple(1 if i == axis or reduction != "none" else s for i, s in enumerate(shape))
+    return (-g).reshape(keep)
+
+
+def _batch_count(shape, axis):
+    count = 1
+    for i, s in enumerate(shape):
+        if i != axis:
+            count *= s
+    return count
+
+
+def _ce_forward(B, x, target, axis, reduction):
+    picked = B.reduce("sum", B.binary("mul", target, B.log_softmax(x, axis)), (axis,), False)
+    loss = B.unary("neg", picked)
+    if reduction == "none":
+        return loss
+    total = B.reduce("sum", loss, tuple(range(loss.ndim)), False)
+    if reduction == "sum":
+        return total
+    count = _batch_count(x.shape, axis)
+    return B.binary("div", total, count) if count else B.binary("mul", total, float("nan"))
+
+
+def _ce_fast_logits(B, g, ans, x, target, axis, reduction):
+    gl = B.binary("mul", _loss_seed(B, g, x.shape, axis, reduction), target)
+    spread = B.binary("mul", B.unary("exp", B.log_softmax(x, axis)),
+                      B.reduce("sum", gl, (axis,), True))
+    return B.binary("sub", gl, spread)
+
+
+def _ce_fast_target(B, g, ans, x, target, axis, reduction):
+    return B.binary("mul", _loss_seed(B, g, x.shape, axis, reduction), B.log_softmax(x, axis))
+
+
+def _ce_vjp_logits(g, ans, x, target, axis, reduction):
+    gl = _seed(g, x.shape, axis, reduction) * target
+    return gl - _softmax(x, axis=axis) * gl.sum(axis=axis, keepdims=True)
+
+
+def _ce_jvp_logits(t, ans, x, target, axis, reduction):
+    dlogp = t - _dot(_softmax(x, axis=axis), t, axis)
+    return reduce_loss(-_sum_fn(target * dlogp, axis=axis), reduction, "cross_entropy")
+
+
+def _ce_jvp_target(t, ans, x, target, axis, reduction):
+    return reduce_loss(-_sum_fn(t * _log_softmax(x, axis=axis), axis=axis), reduction, "cross_entropy")
+
+
+def _same_dtype(rule):
+    """Run an array rule only when ``g`` and the arrays share a dtype (else the
+    differentiable rule runs, which promotes like the composed formula)."""
+    def fast(B, g, ans, x, target, axis, reduction):
+        if g.dtype != x.dtype or target.dtype != x.dtype:
+            return None
+        return rule(B, g, ans, x, target, axis, reduction)
+    return fast
+
+
+_CE_CASES = [Case(U(3, 4), U(3, 4, low=0.0, high=1.0), axis=1, reduction=r)
+             for r in REDUCTIONS] + [
+    Case(U(4, 3), U(4, 3, low=0.0, high=1.0), axis=0, reduction="mean"),
+    Case(U(2, 3, 4), np.eye(4)[[[0, 3, 1], [2, 2, 0]]], axis=2, reduction="mean"),
+    Case(U(5), np.eye(5)[3], axis=0, reduction="sum"),
+    Case(U(0, 3), U(0, 3), axis=1, reduction="sum")]
+# One op for log_softmax, the pick of the label and the reduction: a training step
+# records one node where the composed formula recorded five.
+_cross_entropy = defop(
+    "cross_entropy", _ce_forward,
+    vjp=(_ce_vjp_logits,
+         lambda g, ans, x, target, axis, reduction:
+             _seed(g, x.shape, axis, reduction) * _log_softmax(x, axis=axis)),
+    jvp=(_ce_jvp_logits, _ce_jvp_target),
+    fast=(_same_dtype(_ce_fast_logits), _same_dtype(_ce_fast_target)), cases=_CE_CASES)
 
 
 def cross_entropy(logits, labels, reduction="mean", axis=-1):
     """Softmax cross-entropy of ``logits`` against integer class ``labels`` (sparse) or
     probability rows of ``logits``'s shape.
+
+    One recorded op; its gradient is ``(softmax(logits) * sum(target) - target)`` times
+    the reduction's weight, stable for logits of +-1000.
 
     >>> cross_entropy(eagerad.tensor([[1000.0, -1000.0]]), eagerad.tensor([0])).item()
     0.0
@@ -87,9 +192,9 @@ def cross_entropy(logits, labels, reduction="mean", axis=-1):
         raise ValueError(f"cross_entropy: reduction={reduction!r} is not one of {REDUCTIONS}")
     labels = labels if isinstance(labels, Tensor) else \
         Tensor(np.asarray(labels), device=logits.device)
-    logp = log_softmax(logits, axis)
+    axis = normalize_axis(axis, logits.ndim)[0]
     if labels.dtype.kind in "iu":
-        if labels.shape != logits.shape[:-1] or axis not in (-1, logits.ndim - 1):
+        if labels.shape != logits.shape[:-1] or axis != logits.ndim - 1:
             raise ValueError(f"cross_entropy: integer labels of shape {labels.shape} need shape "
                              f"{logits.shape[:-1]} for logits of shape {logits.shape}")
         target = one_hot(labels, logits.shape[-1], logits.dtype)
@@ -98,5 +203,4 @@ def cross_entropy(logits, labels, reduction="mean", axis=-1):
             raise ValueError(f"cross_entropy: probability labels of shape {labels.shape} must "
                              f"match logits of shape {logits.shape}")
         target = labels.astype(logits.dtype)
-    loss = -_sum_fn(target * logp, axis=axis)
-    return reduce_loss(loss, reduction, "cross_entropy")
+    return _cross_entropy(logits, target, axis=axis, reduction=reduction)

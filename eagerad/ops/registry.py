@@ -16,7 +16,6 @@ import functools
 
 from .. import backend
 from ..autograd import forward_ad
-from ..autograd.engine import _edge_of
 from ..autograd.grad_mode import state as grad_state
 from ..autograd.node import Node
 from ..tensor import Tensor, zeros_like
@@ -158,48 +157,57 @@ def apply(op, args, kwargs):
             elif d is not device and d != device:
                 _device_of(op, args)   # raises, naming the argument
             arrays.append(a._data)
-            grad_arg = grad_arg or a._requires_grad
+            if a._requires_grad:
+                grad_arg = True
         else:
             arrays.append(a)
-    out = op.forward(backend.get(device.type), *arrays, **kwargs)
-    single = op.n_outputs == 1
+    B = _backends.get(device)
+    if B is None:
+        B = _backends[device] = backend.get(device.type)
+    out = op.forward(B, *arrays, **kwargs) if kwargs else op.forward(B, *arrays)
     if op.moves_device:
         device = kwargs["device"]
-    if single:
-        outs = (Tensor._make(out, device, version=args[0]._version if op.view else None),)
+    if op.n_outputs == 1:
+        result = Tensor._make(out, device, version=args[0]._version if op.view else None)
+        outs = (result,)
     else:
-        outs = tuple(Tensor._make(o, device) for o in out)
-
+        result = outs = tuple(Tensor._make(o, device) for o in out)
     if grad_arg and grad_state.enabled:
-        vjp = op.vjp
-        n_rules = len(vjp)
-        edges = None
-        for i, a in enumerate(args):
-            if i < n_rules and isinstance(a, Tensor) and a._requires_grad and vjp[i] is not None:
-                if edges is None:
-                    edges = [None] * len(args)
-                edges[i] = _edge_of(a)
-        if edges is not None:
-            saves = op.saves
-            if saves is None:
-                saved = [a for a in args if isinstance(a, Tensor)]
-            else:
-                saved = [a for i, a in enumerate(args) if i in saves and isinstance(a, Tensor)] \
-                    if saves else ()
-            node = Node(op.node_name, functools.partial(_backward, op, kwargs), tuple(edges),
-                        args, saved, outs, op.save_output)
-            if single:
-                out = outs[0]
-                out._requires_grad = True
-                out.grad_fn = node
-            else:
-                for i, o in enumerate(outs):
-                    o._requires_grad = True
-                    o.grad_fn = node
-                    o._out_index = i
+        _record(op, args, kwargs, outs)
     if forward_ad.levels:
         forward_ad.propagate(op, args, kwargs, outs)
-    return outs[0] if single else outs
+    return result
+
+
+_backends = {}    # device -> backend module, so ``apply`` skips ``backend.get``
+
+
+def _record(op, args, kwargs, outs):
+    """Attach a ``Node`` to ``outs`` with an edge per input whose gradient is needed."""
+    vjp = op.vjp
+    n_rules = len(vjp)
+    edges = [None] * len(args)
+    found = False
+    for i, a in enumerate(args):
+        if i < n_rules and isinstance(a, Tensor) and a._requires_grad and vjp[i] is not None:
+            fn = a.grad_fn
+            edges[i] = (fn, a._out_index) if fn is not None else (a, 0)
+            found = True
+    if not found:
+        return
+    saves = op.saves
+    if saves is None:
+        saved = [a for a in args if isinstance(a, Tensor)]
+    elif saves:
+        saved = [a for i, a in enumerate(args) if i in saves and isinstance(a, Tensor)]
+    else:
+        saved = ()
+    node = Node(op.node_name, functools.partial(_backward, op, kwargs), tuple(edges), args, saved,
+                outs, op.save_output)
+    for i, o in enumerate(outs):
+        o._requires_grad = True
+        o.grad_fn = node
+        o._out_index = i
 
 
 def _backward(op, kwargs, grads, inputs, outs):
@@ -210,31 +218,57 @@ def _backward(op, kwargs, grads, inputs, outs):
     else:
         ans = tuple(outs)
         g = tuple(gi if gi is not None else zeros_like(ans[i]) for i, gi in enumerate(grads))
-    result = []
-    fast = op.fast
-    arrays = None
     # array-level rules only when nothing of the backward is recorded: they would
     # drop g's graph (create_graph) and its tangents (forward-mode AD)
-    if fast and not grad_state.enabled and type(g) is Tensor and not g._requires_grad \
-            and not forward_ad.levels:
-        B = backend.get(g._device.type)
-        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-        ans_data = ans._data if ans is not None else None
+    if not grad_state.enabled and not forward_ad.levels and type(g) is Tensor \
+            and not g._requires_grad:
+        return _backward_arrays(op, kwargs, g, ans, inputs)
     vjp = op.vjp
     n_rules = len(vjp)
+    result = []
+    for i, a in enumerate(inputs):
+        rule = vjp[i] if i < n_rules else None
+        if rule is None or not isinstance(a, Tensor) or not a._requires_grad:
+            result.append(None)
+        else:
+            result.append(fit_gradient(rule(g, ans, *inputs, **kwargs), a))
+    return result
+
+
+def _backward_arrays(op, kwargs, g, ans, inputs):
+    """``_backward`` when nothing is recorded: the op's array rules (``fast``) where
+    they apply, and broadcasting undone on arrays; the same backend calls as the
+    Tensor path, so the same numbers, without per-op dispatch."""
+    B = backend.get(g._device.type)
+    fast = op.fast
+    n_fast = len(fast)
+    arrays = None
+    vjp = op.vjp
+    n_rules = len(vjp)
+    result = []
     for i, a in enumerate(inputs):
         rule = vjp[i] if i < n_rules else None
         if rule is None or not isinstance(a, Tensor) or not a._requires_grad:
             result.append(None)
             continue
-        gi = None
-        if arrays is not None and i < len(fast) and fast[i] is not None:
-            arr = fast[i](B, g._data, ans_data, *arrays, **kwargs)
-            if arr is not None:
-                gi = Tensor._make(arr, a._device)
-        if gi is None:
+        arr = None
+        if i < n_fast and fast[i] is not None:
+            if arrays is None:
+                arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+            arr = fast[i](B, g._data, ans._data if ans is not None else None, *arrays, **kwargs)
+        if arr is None:
             gi = rule(g, ans, *inputs, **kwargs)
-        result.append(fit_gradient(gi, a))
+            if not isinstance(gi, Tensor):
+                result.append(fit_gradient(gi, a))
+                continue
+            arr = gi._data
+        like = a._data
+        if tuple(arr.shape) != tuple(like.shape):
+            arr = _sum_to_array(B, arr, like.shape)
+        if arr.dtype != like.dtype:
+            result.append(fit_gradient(Tensor._make(arr, a._device), a))
+        else:
+            result.append(Tensor._make(arr, a._device))
     return result
 
 
@@ -251,11 +285,25 @@ def fit_gradient(g, like):
     return g
 
 
+def _sum_axes(have, shape):
+    """Axes of an array of shape ``have`` to sum (keeping them) to get ``shape``."""
+    lead = len(have) - len(shape)
+    return tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                      if s == 1 and have[i + lead] != 1)
+
+
+def _sum_to_array(B, arr, shape):
+    """``sum_to`` on a backend array (the same reduce and reshape calls)."""
+    shape = tuple(shape)
+    axes = _sum_axes(tuple(arr.shape), shape)
+    if axes:
+        arr = B.reduce("sum", arr, axes, True)
+    return arr if tuple(arr.shape) == shape else B.reshape(arr, shape)
+
+
 def sum_to(g, shape):
     """Sum ``g`` down to ``shape`` (the reverse of broadcasting ``shape`` up to ``g.shape``)."""
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
-                                      if s == 1 and g.shape[i + lead] != 1)
+    axes = _sum_axes(g.shape, shape)
     if axes:
         g = g.sum(axis=axes, keepdims=True)
     if g.shape != tuple(shape):

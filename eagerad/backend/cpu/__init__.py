@@ -14,6 +14,8 @@ import warnings
 
 import numpy as np
 
+from . import pool
+
 name = "cpu"
 # NaN/inf results pass silently as in PyTorch; a module-scoped filter costs nothing
 # per call, unlike np.errstate (about 2 us).
@@ -85,66 +87,123 @@ BINARY = {
 
 
 
-# Large transcendental ops run on every core.  Which way was measured per dtype on
-# this machine (llvmlite without SVML): numpy's float32 loops are SIMD but single
-# threaded, so chunks of them run in threads (ufuncs release the GIL); numpy's
-# float64 sin/cos/tanh/exp loops are scalar and slower than Numba's libm calls in a
-# ``prange`` loop, so those go to ``kernels.unary_parallel``.
+# Large elementwise ops run on every core.  Which way was measured per dtype on
+# this machine (llvmlite without SVML): numpy's loops release the GIL, so chunks
+# of them run in threads (float32 transcendental loops are SIMD, and even the
+# memory-bound arithmetic gains from a second core); numpy's float64 sin/cos/exp
+# loops are scalar and its float32 tanh is slow, so those go to Numba kernels
+# (vectorised polynomials for sin/cos/tanh, see ``kernels``).
+# Outputs of a megabyte and more come from ``pool`` (reused, already faulted in).
 BIG = 1 << 17
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-_THREADED = {(op, np.dtype(np.float32)) for op in ("exp", "sin", "tanh", "log", "sqrt")}
-_NUMBA_F64 = {(op, np.dtype(np.float64)) for op in ("exp", "sin", "cos")}
-_pool = None
-_pool_lock = threading.Lock()
+_NUMBA = {(op, np.dtype(np.float64)) for op in ("exp", "sin", "cos")} | {("tanh", np.dtype(np.float32))}
+# ufuncs whose float output has the input's dtype
+_SAME_DTYPE = {"neg", "exp", "log", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos",
+               "atan", "asinh", "acosh", "sqrt", "square", "abs", "log1p", "expm1", "floor",
+               "ceil", "reciprocal"}
+_ARITH = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "atan2"}
+_POOL_ITEMS = pool.MIN_BYTES // 8      # below this many elements no float output is pooled
+_workers = None
+_workers_lock = threading.Lock()
 
 
-def _chunk(ufunc, x, out):
+def _chunk(ufunc, args, out, kw):
     # NaN/inf pass silently here too (the module's warning filter does not see
     # warnings raised from the pool's threads); errstate is per thread
     with np.errstate(all="ignore"):
-        ufunc(x, out=out)
+        ufunc(*args, out=out, **kw)
 
 
-def _chunked(ufunc, x):
-    """``ufunc(x)`` computed in ``CORES`` contiguous chunks on a thread pool."""
-    global _pool
-    if _pool is None:
-        with _pool_lock:
-            if _pool is None:
+def _split(ufunc, out, *args, **kw):
+    """``ufunc(*args, out=out)`` in ``CORES`` slices along axis 0, on a thread pool.
+
+    Array arguments are broadcast to ``out``'s shape first, so each slice of
+    ``out`` meets the matching slices of its operands."""
+    global _workers
+    if _workers is None:
+        with _workers_lock:
+            if _workers is None:
                 from concurrent.futures import ThreadPoolExecutor
-                _pool = ThreadPoolExecutor(CORES - 1, thread_name_prefix="eagerad-cpu")
-    out = np.empty_like(x)
-    xf, of = x.reshape(-1), out.reshape(-1)
-    step = -(-xf.size // CORES)
-    jobs = [_pool.submit(_chunk, ufunc, xf[i:i + step], of[i:i + step])
-            for i in range(step, xf.size, step)]
-    _chunk(ufunc, xf[:step], of[:step])
+                _workers = ThreadPoolExecutor(CORES - 1, thread_name_prefix="eagerad-cpu")
+    args = [np.broadcast_to(a, out.shape) if type(a) is np.ndarray and a.shape != out.shape
+            else a for a in args]
+    step = -(-out.shape[0] // CORES)
+    jobs = [_workers.submit(_chunk, ufunc, [a[i:i + step] if type(a) is np.ndarray else a
+                                            for a in args], out[i:i + step], kw)
+            for i in range(step, out.shape[0], step)]
+    _chunk(ufunc, [a[:step] if type(a) is np.ndarray else a for a in args], out[:step], kw)
     for job in jobs:
         job.result()
     return out
 
 
+def _run(ufunc, out, *args, **kw):
+    """``ufunc(*args, out=out)``, split over the cores when ``out`` is large."""
+    if out.size >= BIG and CORES > 1 and out.ndim and out.shape[0] >= CORES:
+        return _split(ufunc, out, *args, **kw)
+    ufunc(*args, out=out, **kw)
+    return out
+
+
 def unary(op, x):
     """Apply elementwise ``op`` (a key of UNARY) to ``x``; NaN/inf pass silently."""
-    if x.size >= BIG and CORES > 1 and x.flags.c_contiguous:
-        key = (op, x.dtype)
-        if key in _THREADED:
-            return _chunked(UNARY[op], x)
-        if key in _NUMBA_F64:
+    if x.size >= _POOL_ITEMS and x.dtype.kind == "f":
+        if CORES > 1 and x.size >= BIG and (op, x.dtype) in _NUMBA and x.flags.c_contiguous:
             from . import kernels
-            return kernels.unary_parallel(op, x)
+            return kernels.tanh_f32(x) if op == "tanh" else kernels.unary_parallel(op, x)
+        if op in _SAME_DTYPE:
+            return _run(UNARY[op], pool.empty_like(x), x)
     out = UNARY[op](x)
     return out if type(out) is np.ndarray else np.asarray(out)
 
 
+def _float_out(x, y):
+    """A pooled output for ``x op y`` when both are (or one is a Python number with)
+    a large float array of one dtype, else None (numpy allocates)."""
+    tx, ty = type(x), type(y)
+    if tx is np.ndarray:
+        dtype = x.dtype
+        if ty is np.ndarray:
+            if y.dtype != dtype:
+                return None
+            shape = x.shape if x.shape == y.shape else np.broadcast_shapes(x.shape, y.shape)
+        elif ty is float or ty is int:
+            shape = x.shape
+        else:
+            return None
+    elif ty is np.ndarray and (tx is float or tx is int):
+        dtype, shape = y.dtype, y.shape
+    else:
+        return None
+    if dtype.kind != "f":
+        return None
+    return pool.empty(shape, dtype)
+
+
+# ``x ** 2`` and ``x ** 1`` as the exact ufuncs numpy's ``**`` operator also uses
+# (np.power itself calls libm's pow, several times slower)
+_POWERS = {2: np.square, 1: np.positive}
+
+
 def binary(op, x, y):
     """Broadcasting elementwise ``op`` (a key of BINARY); ``y`` may be a Python scalar."""
+    if op == "pow" and (type(y) is int or type(y) is float) and y in _POWERS \
+            and type(x) is np.ndarray and x.dtype.kind == "f":
+        return _run(_POWERS[y], pool.empty_like(x), x)
+    if op in _ARITH and ((type(x) is np.ndarray and x.size >= _POOL_ITEMS)
+                         or (type(y) is np.ndarray and y.size >= _POOL_ITEMS)):
+        out = _float_out(x, y)
+        if out is not None:
+            return _run(BINARY[op], out, x, y)
     out = BINARY[op](x, y)
     return out if type(out) is np.ndarray else np.asarray(out)
 
 
 def inplace(op, x, y):
     """``x op= y`` in place (``op`` a key of BINARY); returns ``x``."""
+    if x.size >= BIG and (type(y) is not np.ndarray or y is x or not np.may_share_memory(x, y)):
+        # slices of an overlapping ``y`` could be overwritten by another thread's slice
+        return _run(BINARY[op], x, x, y, casting="unsafe")
     BINARY[op](x, y, out=x, casting="unsafe")
     return x
 

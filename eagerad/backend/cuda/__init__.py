@@ -29,8 +29,8 @@ from numba import cuda  # noqa: E402  (after the check, which explains a missing
 
 from .. import cpu  # noqa: E402
 from . import elementwise as ew, matmul as mm, movement as mv, reduction as red  # noqa: E402
-from .launch import (MAX_BLOCKS, RED_THREADS, THREADS, TILE, blocks, broadcast_strides,  # noqa: E402
-                     collapse, contiguous_strides)
+from .launch import (GRID_YZ, MAX_BLOCKS, RED_THREADS, THREADS, TILE, blocks,  # noqa: E402
+                     broadcast_strides, collapse, contiguous_strides)
 
 name = "cuda"
 
@@ -327,8 +327,8 @@ def matmul(a, b):
     if out.size:
         fa, sa = _batched(a2, batch, n_batch)
         fb, sb = _batched(b2, batch, n_batch)
-        grid = (-(-N // TILE), -(-M // TILE), n_batch)
-        mm.kernel(acc)[grid, (TILE, TILE)](out, fa, fb, M, N, K, sa, sb)
+        grid = (-(-N // TILE), min(-(-M // TILE), GRID_YZ), min(n_batch, GRID_YZ))
+        mm.kernel(acc)[grid, (TILE, TILE)](out, fa, fb, M, N, K, n_batch, sa, sb)
     if out.dtype != dtype:
         out = astype(out, dtype)
     shape = batch + ((M,) if a.ndim > 1 else ()) + ((N,) if b.ndim > 1 else ())
@@ -430,18 +430,34 @@ def setitem(x, index, value):
         _run(mv.scatter, pos.size, _flat(x), _flat(v), pos, cshape, cvs)
 
 
+# dtypes cuda.atomic.add supports; the others accumulate in the wider type of the same
+# kind (bool as int64: a nonzero sum is True, as numpy's add.at gives)
+_ATOMIC = {np.dtype(d) for d in (np.int32, np.int64, np.uint32, np.uint64, np.float32,
+                                 np.float64)}
+
+
+def _atomic_dtype(dtype):
+    dtype = np.dtype(dtype)
+    if dtype in _ATOMIC:
+        return dtype
+    return np.dtype({"f": np.float32, "u": np.uint64}.get(dtype.kind, np.int64))
+
+
 def index_add(shape, dtype, index, values):
     """Zeros of ``shape`` with ``values`` added at ``index``; repeated indices accumulate."""
-    out = full(shape, 0, dtype)
     rshape, strided, pos = _plan(tuple(shape), index)
     v = _fit_value(values, rshape, dtype, "index_add")
     if strided is not None:      # basic indexing never repeats a position
+        out = full(shape, 0, dtype)
         _copy_into(out, v, rshape, *strided, 0, broadcast_strides(v.shape, rshape))
-    elif pos.size:
-        if v.shape != rshape or v.dtype != np.dtype(dtype):
-            v = astype(broadcast_to(v, rshape), dtype)
+        return out
+    acc = _atomic_dtype(dtype)
+    out = full(shape, 0, acc)
+    if pos.size:
+        if v.shape != rshape or v.dtype != acc:
+            v = astype(broadcast_to(v, rshape), acc)
         _run(mv.scatter_add, pos.size, _flat(out), _flat(v), pos)
-    return out
+    return out if acc == np.dtype(dtype) else astype(out, dtype)
 
 
 def contiguous(x):

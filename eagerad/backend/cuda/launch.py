@@ -10,6 +10,8 @@ blocks shrink so the test-suite stays quick.  The same kernels run either way.
 ((24,), [(1,)])
 """
 import math
+import sys
+import threading
 
 import numpy as np
 from numba import config, cuda
@@ -19,6 +21,52 @@ THREADS = 32 if SIMULATOR else 256          # elementwise blocks
 RED_THREADS = 8 if SIMULATOR else 256       # reduction blocks (a power of two)
 MAX_BLOCKS = 8 if SIMULATOR else 4096       # grid-stride loops cover the rest
 TILE = 4 if SIMULATOR else 16               # matmul tile edge (TILE x TILE threads)
+GRID_YZ = 65535                             # CUDA's limit on the y and z grid sizes
+
+
+def _atomic_simulated_shared_arrays():
+    """Make the simulator hand every thread of a block the same static shared array.
+
+    numba-cuda's simulator (0.30) creates a block's ``cuda.shared.array`` when the
+    first thread reaches it, with an unlocked look-up-then-insert keyed by the
+    calling line.  Two threads arriving together each create and keep their own
+    array, so the block's threads write to different buffers and the tree
+    reductions and tiled matmul read stale slots: random wrong results, not a race
+    in the kernels (their barriers are in place).  This replacement does the
+    look-up and the insert under one lock (and skips the simulator's full stack
+    extraction, which only needs the caller's line).  Dynamic shared memory
+    (``shape == 0``) keeps the simulator's own code, which has no such race.
+    """
+    from numba.cuda.simulator import kernelapi
+    shared = kernelapi.FakeCUDAShared
+    if getattr(shared.array, "race_free", False):
+        return
+    lock = threading.Lock()
+    original = shared.array
+
+    def array(self, shape, dtype, alignment=None):
+        if shape == 0 or alignment is not None:
+            return original(self, shape, dtype, alignment)
+        caller = sys._getframe(1)
+        where = (caller.f_code.co_filename, caller.f_lineno)
+        with lock:
+            buf = self._allocations.get(where)
+            if buf is None:
+                buf = self._allocations[where] = np.empty(shape, _as_dtype(kernelapi, dtype))
+        return buf
+    array.race_free = True
+    shared.array = array
+
+
+def _as_dtype(kernelapi, dtype):
+    """The numpy dtype of a Numba type or numpy dtype, converted as the simulator does."""
+    if isinstance(dtype, kernelapi.types.Type):
+        return kernelapi.numpy_support.as_dtype(dtype)
+    return np.dtype(dtype)
+
+
+if SIMULATOR:
+    _atomic_simulated_shared_arrays()
 
 
 def blocks(n):

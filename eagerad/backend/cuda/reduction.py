@@ -68,6 +68,22 @@ def _segment_kernel(op, acc_dtype):
     cast = np.dtype(acc_dtype).type
     T = THREADS
 
+    @cuda.jit(device=True)
+    def load(a, i):
+        return cast(a[i] != 0) if truth else cast(a[i])
+
+    # What a thread past the end of its segment starts from, chosen here on the host so
+    # the compiled kernel never sees a None: the neutral element, or for idempotent ops
+    # (max/min/any/all) a duplicate of the segment's first element.
+    if neutral is None:
+        @cuda.jit(device=True)
+        def pad(a, start):
+            return load(a, start)
+    else:
+        @cuda.jit(device=True)
+        def pad(a, start):
+            return cast(neutral)
+
     @cuda.jit
     def kernel(out, a, n_segments, K, C, L):
         buf = cuda.shared.array(T, acc_t)
@@ -77,14 +93,9 @@ def _segment_kernel(op, acc_dtype):
             c = s - m * C
             start = m * K + c * L
             length = min(L, K - c * L)
-            if t < length:
-                acc = cast(a[start + t] != 0) if truth else cast(a[start + t])
-            elif neutral is None:       # idempotent op: a duplicate changes nothing
-                acc = cast(a[start] != 0) if truth else cast(a[start])
-            else:
-                acc = cast(neutral)
+            acc = load(a, start + t) if t < length else pad(a, start)
             for j in range(t + T, length, T):
-                acc = combine(acc, cast(a[start + j] != 0) if truth else cast(a[start + j]))
+                acc = combine(acc, load(a, start + j))
             buf[t] = acc
             tree(t, buf, buf)
             if t == 0:
@@ -95,15 +106,21 @@ def _segment_kernel(op, acc_dtype):
 
 def _arg_kernel(op, dtype):
     sign = 1 if op == "argmax" else -1
-    val_t = numba_type(dtype)
+    # bool and float16 values are compared (exactly) as uint8 and float32: plain
+    # types for the shared-memory slots and the comparisons on every GPU
+    held = {np.dtype(np.bool_): np.uint8, np.dtype(np.float16): np.float32}.get(
+        np.dtype(dtype), dtype)
+    val_t = numba_type(held)
+    cast = np.dtype(held).type
     T = THREADS
 
     @cuda.jit(device=True)
     def better(v, i, w, j):
-        # NaN counts as the extreme (numpy returns the first NaN); ties go to the lower index
+        # NaN counts as the extreme (numpy returns the first NaN); ties go to the lower index.
+        # Compared, never multiplied, so bool and unsigned values work too.
         if v != v or w != w:
             return v != v and (w == w or i < j)
-        return v * sign > w * sign or (v == w and i < j)
+        return (v > w if sign > 0 else v < w) or (v == w and i < j)
 
     @cuda.jit(device=True)
     def merge(vals, idxs, t, u):
@@ -120,10 +137,11 @@ def _arg_kernel(op, dtype):
         for m in range(cuda.blockIdx.x, M, cuda.gridDim.x):
             start = m * K
             bi = min(t, K - 1)
-            bv = a[start + bi]
+            bv = cast(a[start + bi])
             for j in range(t + T, K, T):
-                if better(a[start + j], j, bv, bi):
-                    bv = a[start + j]
+                v = cast(a[start + j])
+                if better(v, j, bv, bi):
+                    bv = v
                     bi = j
             vals[t] = bv
             idxs[t] = bi
