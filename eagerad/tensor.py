@@ -9,6 +9,8 @@ layer adds its own), so this module imports nothing above ``backend``.
 >>> t.shape, t.dtype
 ((1, 2), dtype('float32'))
 """
+import math
+
 import numpy as np
 
 from . import backend, dtype as dt
@@ -37,11 +39,14 @@ def _infer_array(data, dtype):
     return arr
 
 
+_new = object.__new__
+
+
 class Size(int):
     """Element count that also answers PyTorch's ``t.size()`` / ``t.size(dim)``."""
 
     def __new__(cls, shape):
-        obj = int.__new__(cls, int(np.prod(shape, dtype=np.int64)))
+        obj = int.__new__(cls, math.prod(int(n) for n in shape))   # np.prod costs ~5 us
         obj.shape = shape
         return obj
 
@@ -84,11 +89,21 @@ class Tensor:
         self._retains_grad = False
         self._tangents = None
 
-    @classmethod
-    def _make(cls, data, device=CPU, requires_grad=False, grad_fn=None, version=None):
-        """Wrap a backend array without copying or checking (the fast internal path)."""
-        t = object.__new__(Tensor)
-        t._init(data, device, requires_grad, grad_fn, version)
+    @staticmethod
+    def _make(data, device=CPU, requires_grad=False, grad_fn=None, version=None):
+        """Wrap a backend array without copying or checking (the fast internal path,
+        once per op: ``_init``'s assignments are spelled out to save a call)."""
+        t = _new(Tensor)
+        t._data = data
+        t._device = device
+        t._requires_grad = requires_grad
+        t._grad = None
+        t.grad_fn = grad_fn
+        t._out_index = 0
+        t._version = version if version is not None else [0]
+        t._hooks = None
+        t._retains_grad = False
+        t._tangents = None
         return t
 
     # ------------------------------------------------------------ metadata
@@ -381,6 +396,10 @@ def full(shape, fill_value, dtype=None, device=None, requires_grad=False):
 
 
 def _like(t, value, dtype, device, requires_grad):
+    if device is None and not requires_grad:
+        # t's shape and device need no checks (backward's seed, a missing output gradient)
+        dtype = t.dtype if dtype is None else dt.as_dtype(dtype)
+        return Tensor._make(backend.get(t._device.type).full(t.shape, value, dtype), t._device)
     return _filled(t.shape, value, dtype or t.dtype, device or t.device, requires_grad)
 
 

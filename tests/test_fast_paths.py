@@ -213,7 +213,8 @@ def test_pool_repeated_steps_give_the_same_gradients():
 
 
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "pow", "maximum", "atan2"])
-def test_large_binary_on_every_core_equals_numpy(op):
+def test_large_binary_on_every_core_equals_numpy(op, monkeypatch):
+    monkeypatch.setattr(cpu, "SPLIT_BYTES", cpu.pool.MIN_BYTES)     # split these sizes too
     x = _x(POOLED, np.float64, low=0.5)
     y = _x(POOLED, np.float64, seed=1)
     ufunc = cpu.BINARY[op]
@@ -222,7 +223,8 @@ def test_large_binary_on_every_core_equals_numpy(op):
     np.testing.assert_array_equal(cpu.binary(op, 2, x), ufunc(2, x))
     m = x.reshape(-1, 5)               # broadcasting a row and a column
     np.testing.assert_array_equal(cpu.binary(op, m, y[:5]), ufunc(m, y[:5]))
-    np.testing.assert_array_equal(cpu.binary(op, m, y[:m.shape[0], None]), ufunc(m, y[:m.shape[0], None]))
+    col = y[:m.shape[0], None]
+    np.testing.assert_array_equal(cpu.binary(op, m, col), ufunc(m, col))
     x32 = x.astype(np.float32)
     got = cpu.binary(op, x32, 2.5)     # a Python float keeps float32 (weak scalar)
     assert got.dtype == np.float32
@@ -246,7 +248,8 @@ def test_pow_by_two_and_one_is_exact():
     assert not np.shares_memory(cpu.binary("pow", x, 1), x)
 
 
-def test_large_inplace_with_overlapping_operand_equals_numpy():
+def test_large_inplace_with_overlapping_operand_equals_numpy(monkeypatch):
+    monkeypatch.setattr(cpu, "SPLIT_BYTES", cpu.pool.MIN_BYTES)
     x = _x(POOLED, np.float64)
     a, b = x.copy(), x.copy()
     cpu.inplace("add", a, a[::-1])    # overlapping operand: runs on one thread
@@ -309,3 +312,21 @@ def test_float32_tanh_kernel_accuracy_and_edge_values():
     np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
     np.testing.assert_array_equal(np.signbit(got), np.signbit(ref))     # tanh(-0) = -0
     np.testing.assert_array_max_ulp(got[~np.isnan(ref)], ref[~np.isnan(ref)], maxulp=2)
+
+
+@pytest.mark.skipif(cpu.CORES < 2, reason="one core: nothing is split")
+def test_split_takes_back_slices_no_worker_started():
+    """With every worker busy (as when BLAS threads hold the other cores), the
+    caller computes the queued slices itself instead of waiting."""
+    import threading
+    release = threading.Event()
+    workers = cpu._executor()
+    blockers = [workers.submit(release.wait, 30) for _ in range(cpu.CORES - 1)]
+    try:
+        x = _x(POOLED, np.float64)
+        out = np.empty_like(x)
+        cpu._split(np.multiply, out, x, 2.0)
+        np.testing.assert_array_equal(out, x * 2.0)
+        assert not any(b.done() for b in blockers), "the slices did not wait for the workers"
+    finally:
+        release.set()

@@ -183,7 +183,10 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
                 captured[(node, idx)] = grads[idx]
         if need is not None and node not in need:
             continue
-        in_grads = _call(node, grads, create_graph)
+        inputs, outs = node.unpack()
+        in_grads = node.backward_fn(grads, inputs, outs)
+        if anomaly.enabled:
+            anomaly.check(node, in_grads)
         if not retain_graph:
             node.release()
         for edge, g in zip(node.next, in_grads):
@@ -209,14 +212,6 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
             g = g.detach() if g._requires_grad else g
         leaf._grad = g if leaf._grad is None else leaf._grad + g
     return captured
-
-
-def _call(node, grads, create_graph):
-    inputs, outs = node.unpack()
-    result = node.backward_fn(grads, inputs, outs)
-    if anomaly.enabled:
-        anomaly.check(node, result)
-    return result
 
 
 def _apply_hooks(hooks, g):

@@ -139,9 +139,13 @@ class Optimizer:
                     g = g.detach()
                     if self.loss_scale != 1.0:
                         g = g / self.loss_scale
-                    assign(p, self.update(p.detach(), g, self.state.setdefault(p, {}), group))
+                    new = self.update(p.detach(), g, self.state.setdefault(p, {}), group)
+                    if new is not None:
+                        assign(p, new)
 
     def update(self, p, g, state, group):
+        """The new value of ``p`` (a detached alias of the parameter), or None when the
+        update wrote it into ``p``'s buffer in place (which bumps the version)."""
         raise NotImplementedError
 
     def __repr__(self):
@@ -178,7 +182,7 @@ class SGD(Optimizer):
             buf = g.clone() if buf is None else buf * momentum + g * (1.0 - group["dampening"])
             state["momentum_buffer"] = buf
             g = g + buf * momentum if group["nesterov"] else buf
-        return p - g * group["lr"]
+        p.sub_(g * group["lr"])     # in place: the same numbers as ``p - g * lr``, one pass less
 
 
 class Momentum(SGD):

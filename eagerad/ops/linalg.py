@@ -64,14 +64,14 @@ def matmul(a, b):
     (5, 2, 4)
     """
     a, b = operands("matmul", as_tensor(a), as_tensor(b))
-    if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(f"matmul: operands must be at least 1-D, got shapes {a.shape} and {b.shape}")
-    ka = a.shape[-1]
-    kb = b.shape[-2] if b.ndim > 1 else b.shape[0]
-    if ka != kb:
-        raise ValueError(f"matmul: shapes {a.shape} and {b.shape} are not aligned: {ka} (last dim "
-                         f"of a) != {kb} ({'second-to-last' if b.ndim > 1 else 'only'} dim of b)")
-    if not broadcastable(a.shape[:-2], b.shape[:-2]):
-        raise ValueError(f"matmul: batch dimensions of {a.shape} and {b.shape} cannot be "
+    sa, sb = a.shape, b.shape
+    if not sa or not sb:
+        raise ValueError(f"matmul: operands must be at least 1-D, got shapes {sa} and {sb}")
+    kb = sb[-2] if len(sb) > 1 else sb[0]
+    if sa[-1] != kb:
+        raise ValueError(f"matmul: shapes {sa} and {sb} are not aligned: {sa[-1]} (last dim "
+                         f"of a) != {kb} ({'second-to-last' if len(sb) > 1 else 'only'} dim of b)")
+    if (len(sa) > 2 or len(sb) > 2) and not broadcastable(sa[:-2], sb[:-2]):
+        raise ValueError(f"matmul: batch dimensions of {sa} and {sb} cannot be "
                          "broadcast together")
     return _matmul(a, b)

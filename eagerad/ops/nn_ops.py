@@ -20,13 +20,27 @@ def _dot(a, b, axis):
 
 _AXIS_CASES = [Case(U(2, 3), axis=1), Case(U(2, 3), axis=0), Case(U(4), axis=0),
                Case(U(0, 3), axis=1)]
+
+
+def _same_dtype(rule):
+    """An array rule (``fast=``) that runs only when ``g`` has the output's dtype, so
+    numpy computes what the Tensor rule computes."""
+    def fast(B, g, ans, x, axis):
+        return rule(B, g, ans, axis) if g.dtype == ans.dtype else None
+    return fast
+
+
 _softmax = defop("softmax", lambda B, x, axis: B.softmax(x, axis),
                  vjp=lambda g, ans, x, axis: ans * (g - _dot(g, ans, axis)),
                  jvp=lambda t, ans, x, axis: ans * (t - _dot(t, ans, axis)),
+                 fast=_same_dtype(lambda B, g, ans, axis: B.binary("mul", ans, B.binary(
+                     "sub", g, B.reduce("sum", B.binary("mul", g, ans), (axis,), True)))),
                  saves=(), save_output=True, cases=_AXIS_CASES)
 _log_softmax = defop("log_softmax", lambda B, x, axis: B.log_softmax(x, axis),
                      vjp=lambda g, ans, x, axis: g - ans.exp() * g.sum(axis=axis, keepdims=True),
                      jvp=lambda t, ans, x, axis: t - _dot(ans.exp(), t, axis),
+                     fast=_same_dtype(lambda B, g, ans, axis: B.binary("sub", g, B.binary(
+                         "mul", B.unary("exp", ans), B.reduce("sum", g, (axis,), True)))),
                      saves=(), save_output=True, cases=_AXIS_CASES)
 
 
@@ -84,16 +98,15 @@ def one_hot(indices, depth, dtype=dt.float32):
 
 
 def _loss_seed(B, g, shape, axis, reduction):
-    """Per-element weight of ``target * log_softmax`` in the loss, shaped to broadcast
-    against the logits: ``-g`` spread over the batch (divided by its size for 'mean').
+    """Per-element weight of ``target * logp`` in the loss, shaped to broadcast against
+    ``logp``: ``-g``, divided by the batch size for 'mean'.
 
-    Array-level twin of ``_seed`` that performs the composed formula's operations
-    (div, neg, mul) so first-order gradients match it bit for bit."""
+    Array-level twin of ``_seed``, with the composed formula's operations (div, neg,
+    then a broadcasting mul) so first-order gradients match it bit for bit."""
     if reduction == "mean":
         count = _batch_count(shape, axis)
         g = B.binary("div", g, count) if count else B.binary("mul", g, float("nan"))
-    keep = tuple(1 if i == axis or reduction != "none" else s for i, s in enumerate(shape))
-    return B.reshape(B.unary("neg", g), keep)
+    return B.reshape(B.unary("neg", g), _seed_shape(shape, axis, reduction))
 
 
 def _seed(g, shape, axis, reduction):
@@ -101,11 +114,16 @@ def _seed(g, shape, axis, reduction):
     if reduction == "mean":
         count = _batch_count(shape, axis)
         g = g / count if count else g * float("nan")
-    keep = tuple(1 if i == axis or reduction != "none" else s for i, s in enumerate(shape))
-    return (-g).reshape(keep)
+    return (-g).reshape(_seed_shape(shape, axis, reduction))
+
+
+def _seed_shape(shape, axis, reduction):
+    """The loss gradient's shape with ``axis`` kept as 1 (all ones when reduced)."""
+    return tuple(1 if i == axis or reduction != "none" else s for i, s in enumerate(shape))
 
 
 def _batch_count(shape, axis):
+    """How many losses the 'mean' reduction averages: the size without ``axis``."""
     count = 1
     for i, s in enumerate(shape):
         if i != axis:
@@ -113,76 +131,56 @@ def _batch_count(shape, axis):
     return count
 
 
-def _ce_forward(B, x, target, axis, reduction):
-    picked = B.reduce("sum", B.binary("mul", target, B.log_softmax(x, axis)), (axis,), False)
-    loss = B.unary("neg", picked)
+def _nll_forward(B, logp, target, axis, reduction):
+    loss = B.unary("neg", B.reduce("sum", B.binary("mul", target, logp), (axis,), False))
     if reduction == "none":
         return loss
     total = B.reduce("sum", loss, tuple(range(loss.ndim)), False)
     if reduction == "sum":
         return total
-    count = _batch_count(x.shape, axis)
+    count = _batch_count(logp.shape, axis)
     return B.binary("div", total, count) if count else B.binary("mul", total, float("nan"))
 
 
-def _ce_fast_logits(B, g, ans, x, target, axis, reduction):
-    gl = B.binary("mul", _loss_seed(B, g, x.shape, axis, reduction), target)
-    spread = B.binary("mul", B.unary("exp", B.log_softmax(x, axis)),
-                      B.reduce("sum", gl, (axis,), True))
-    return B.binary("sub", gl, spread)
+def _nll_rule(i):
+    """vjp of argument ``i`` (0: log-probabilities, 1: target): the loss is linear in
+    each, so the gradient is the seed times the other argument."""
+    def rule(g, ans, logp, target, axis, reduction):
+        return _seed(g, logp.shape, axis, reduction) * (target if i == 0 else logp)
+
+    def fast(B, g, ans, logp, target, axis, reduction):
+        if g.dtype != logp.dtype or target.dtype != logp.dtype:
+            return None     # the Tensor rule promotes like the composed formula did
+        return B.binary("mul", _loss_seed(B, g, logp.shape, axis, reduction),
+                        target if i == 0 else logp)
+
+    def jvp(t, ans, logp, target, axis, reduction):
+        return reduce_loss(-_sum_fn((target if i == 0 else logp) * t, axis=axis), reduction,
+                           "cross_entropy")
+    return rule, fast, jvp
 
 
-def _ce_fast_target(B, g, ans, x, target, axis, reduction):
-    return B.binary("mul", _loss_seed(B, g, x.shape, axis, reduction), B.log_softmax(x, axis))
-
-
-def _ce_vjp_logits(g, ans, x, target, axis, reduction):
-    gl = _seed(g, x.shape, axis, reduction) * target
-    return gl - _softmax(x, axis=axis) * gl.sum(axis=axis, keepdims=True)
-
-
-def _ce_jvp_logits(t, ans, x, target, axis, reduction):
-    dlogp = t - _dot(_softmax(x, axis=axis), t, axis)
-    return reduce_loss(-_sum_fn(target * dlogp, axis=axis), reduction, "cross_entropy")
-
-
-def _ce_jvp_target(t, ans, x, target, axis, reduction):
-    return reduce_loss(-_sum_fn(t * _log_softmax(x, axis=axis), axis=axis), reduction, "cross_entropy")
-
-
-def _same_dtype(rule):
-    """Run an array rule only when ``g`` and the arrays share a dtype (else the
-    differentiable rule runs, which promotes like the composed formula)."""
-    def fast(B, g, ans, x, target, axis, reduction):
-        if g.dtype != x.dtype or target.dtype != x.dtype:
-            return None
-        return rule(B, g, ans, x, target, axis, reduction)
-    return fast
-
-
-_CE_CASES = [Case(U(3, 4), U(3, 4, low=0.0, high=1.0), axis=1, reduction=r)
-             for r in REDUCTIONS] + [
+_NLL_RULES = (_nll_rule(0), _nll_rule(1))
+_NLL_CASES = [Case(U(3, 4), U(3, 4, low=0.0, high=1.0), axis=1, reduction=r)
+              for r in REDUCTIONS] + [
     Case(U(4, 3), U(4, 3, low=0.0, high=1.0), axis=0, reduction="mean"),
     Case(U(2, 3, 4), np.eye(4)[[[0, 3, 1], [2, 2, 0]]], axis=2, reduction="mean"),
     Case(U(5), np.eye(5)[3], axis=0, reduction="sum"),
     Case(U(0, 3), U(0, 3), axis=1, reduction="sum")]
-# One op for log_softmax, the pick of the label and the reduction: a training step
-# records one node where the composed formula recorded five.
-_cross_entropy = defop(
-    "cross_entropy", _ce_forward,
-    vjp=(_ce_vjp_logits,
-         lambda g, ans, x, target, axis, reduction:
-             _seed(g, x.shape, axis, reduction) * _log_softmax(x, axis=axis)),
-    jvp=(_ce_jvp_logits, _ce_jvp_target),
-    fast=(_same_dtype(_ce_fast_logits), _same_dtype(_ce_fast_target)), cases=_CE_CASES)
+# ``-sum(target * logp, axis)`` and the reduction as one op (one node where the
+# composed formula recorded four); its rules only scale the other argument.
+_nll = defop("nll_loss", _nll_forward, vjp=tuple(r[0] for r in _NLL_RULES),
+             jvp=tuple(r[2] for r in _NLL_RULES), fast=tuple(r[1] for r in _NLL_RULES),
+             cases=_NLL_CASES)
 
 
 def cross_entropy(logits, labels, reduction="mean", axis=-1):
     """Softmax cross-entropy of ``logits`` against integer class ``labels`` (sparse) or
     probability rows of ``logits``'s shape.
 
-    One recorded op; its gradient is ``(softmax(logits) * sum(target) - target)`` times
-    the reduction's weight, stable for logits of +-1000.
+    Two recorded ops, ``log_softmax`` and the negative log-likelihood with its
+    reduction; the gradient is ``(softmax(logits) * sum(target) - target)`` times the
+    reduction's weight, stable for logits of +-1000.
 
     >>> cross_entropy(eagerad.tensor([[1000.0, -1000.0]]), eagerad.tensor([0])).item()
     0.0
@@ -203,4 +201,4 @@ def cross_entropy(logits, labels, reduction="mean", axis=-1):
             raise ValueError(f"cross_entropy: probability labels of shape {labels.shape} must "
                              f"match logits of shape {logits.shape}")
         target = labels.astype(logits.dtype)
-    return _cross_entropy(logits, target, axis=axis, reduction=reduction)
+    return _nll(_log_softmax(logits, axis=axis), target, axis=axis, reduction=reduction)

@@ -23,8 +23,18 @@ from .registry import Case, U, defop  # noqa: E402  (after _spread, which the ru
 _REDUCE_CASES = [Case(U(2, 3), axes=(0, 1), keepdims=False), Case(U(2, 3), axes=(1,), keepdims=True),
                  Case(U(2, 3, 2), axes=(0, 2), keepdims=False), Case(U(), axes=(), keepdims=False)]
 
+def _spread_array(B, g, ans, x, axes, keepdims):
+    """``_spread`` on arrays (the same reshape and broadcast views), for ``fast=``."""
+    shape = tuple(x.shape)
+    if not keepdims:
+        kept = tuple(1 if i in axes else s for i, s in enumerate(shape))
+        g = g if tuple(g.shape) == kept else B.reshape(g, kept)
+    return g if tuple(g.shape) == shape else B.broadcast_to(g, shape)
+
+
 _sum = defop("sum", lambda B, x, axes, keepdims: B.reduce("sum", x, axes, keepdims),
              vjp=lambda g, ans, x, axes, keepdims: _spread(g, x.shape, axes, keepdims),
+             fast=_spread_array,
              jvp=lambda t, ans, x, axes, keepdims: _sum(t, axes=axes, keepdims=keepdims), saves=(),
              cases=_REDUCE_CASES + [Case(U(0, 3), axes=(0,), keepdims=False)])
 

@@ -161,9 +161,7 @@ def apply(op, args, kwargs):
                 grad_arg = True
         else:
             arrays.append(a)
-    B = _backends.get(device)
-    if B is None:
-        B = _backends[device] = backend.get(device.type)
+    B = _backends.get(device.type) or _backend(device)
     out = op.forward(B, *arrays, **kwargs) if kwargs else op.forward(B, *arrays)
     if op.moves_device:
         device = kwargs["device"]
@@ -179,7 +177,12 @@ def apply(op, args, kwargs):
     return result
 
 
-_backends = {}    # device -> backend module, so ``apply`` skips ``backend.get``
+_backends = {}    # device type -> backend module, a dict lookup instead of ``backend.get``
+
+
+def _backend(device):
+    B = _backends[device.type] = backend.get(device.type)
+    return B
 
 
 def _record(op, args, kwargs, outs):
@@ -239,7 +242,7 @@ def _backward_arrays(op, kwargs, g, ans, inputs):
     """``_backward`` when nothing is recorded: the op's array rules (``fast``) where
     they apply, and broadcasting undone on arrays; the same backend calls as the
     Tensor path, so the same numbers, without per-op dispatch."""
-    B = backend.get(g._device.type)
+    B = _backends.get(g._device.type) or _backend(g._device)
     fast = op.fast
     n_fast = len(fast)
     arrays = None
@@ -263,12 +266,10 @@ def _backward_arrays(op, kwargs, g, ans, inputs):
                 continue
             arr = gi._data
         like = a._data
-        if tuple(arr.shape) != tuple(like.shape):
+        if arr.shape != like.shape and tuple(arr.shape) != tuple(like.shape):
             arr = _sum_to_array(B, arr, like.shape)
-        if arr.dtype != like.dtype:
-            result.append(fit_gradient(Tensor._make(arr, a._device), a))
-        else:
-            result.append(Tensor._make(arr, a._device))
+        gi = Tensor._make(arr, a._device)
+        result.append(gi if arr.dtype == like.dtype else fit_gradient(gi, a))
     return result
 
 

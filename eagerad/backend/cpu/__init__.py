@@ -5,8 +5,8 @@ the same names.  Single elementwise ufuncs and BLAS matmul go through numpy
 (its SIMD loops beat Numba's scalar transcendental code on this machine);
 multi-pass elementwise work, such as the fused first-order gradient kernels,
 runs as Numba kernels from ``kernels.py``, imported at the first call so that
-importing eagerad compiles nothing.  Large transcendental ops use every core
-(see ``unary``).
+importing eagerad compiles nothing.  Large elementwise ops use every core and
+write into reused buffers from ``pool`` (see ``unary`` and ``binary``).
 """
 import os
 import threading
@@ -88,23 +88,39 @@ BINARY = {
 
 
 # Large elementwise ops run on every core.  Which way was measured per dtype on
-# this machine (llvmlite without SVML): numpy's loops release the GIL, so chunks
-# of them run in threads (float32 transcendental loops are SIMD, and even the
-# memory-bound arithmetic gains from a second core); numpy's float64 sin/cos/exp
+# this machine (llvmlite without SVML): numpy's loops release the GIL, so slices
+# of them run in threads (float32 transcendental loops are SIMD; memory-bound
+# arithmetic gains from a second core only on outputs of tens of MB); numpy's float64 sin/cos/exp
 # loops are scalar and its float32 tanh is slow, so those go to Numba kernels
 # (vectorised polynomials for sin/cos/tanh, see ``kernels``).
 # Outputs of a megabyte and more come from ``pool`` (reused, already faulted in).
 BIG = 1 << 17
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-_NUMBA = {(op, np.dtype(np.float64)) for op in ("exp", "sin", "cos")} | {("tanh", np.dtype(np.float32))}
+_NUMBA = {("exp", np.dtype(np.float64)), ("sin", np.dtype(np.float64)),
+          ("cos", np.dtype(np.float64)), ("tanh", np.dtype(np.float32))}
 # ufuncs whose float output has the input's dtype
 _SAME_DTYPE = {"neg", "exp", "log", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos",
                "atan", "asinh", "acosh", "sqrt", "square", "abs", "log1p", "expm1", "floor",
                "ceil", "reciprocal"}
 _ARITH = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "atan2"}
 _POOL_ITEMS = pool.MIN_BYTES // 8      # below this many elements no float output is pooled
+SPLIT_BYTES = 16 << 20     # measured: 8 MB float64 products lost a little when split
+_HEAVY = {np.exp, np.log, np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh, np.arcsin,
+          np.arccos, np.arctan, np.arcsinh, np.arccosh, np.sqrt, np.log1p, np.expm1,
+          np.power, np.arctan2}
 _workers = None
 _workers_lock = threading.Lock()
+
+
+def _executor():
+    """The thread pool (``CORES - 1`` workers; the calling thread takes a share too)."""
+    global _workers
+    if _workers is None:
+        with _workers_lock:
+            if _workers is None:
+                from concurrent.futures import ThreadPoolExecutor
+                _workers = ThreadPoolExecutor(CORES - 1, thread_name_prefix="eagerad-cpu")
+    return _workers
 
 
 def _chunk(ufunc, args, out, kw):
@@ -119,27 +135,32 @@ def _split(ufunc, out, *args, **kw):
 
     Array arguments are broadcast to ``out``'s shape first, so each slice of
     ``out`` meets the matching slices of its operands."""
-    global _workers
-    if _workers is None:
-        with _workers_lock:
-            if _workers is None:
-                from concurrent.futures import ThreadPoolExecutor
-                _workers = ThreadPoolExecutor(CORES - 1, thread_name_prefix="eagerad-cpu")
     args = [np.broadcast_to(a, out.shape) if type(a) is np.ndarray and a.shape != out.shape
             else a for a in args]
     step = -(-out.shape[0] // CORES)
-    jobs = [_workers.submit(_chunk, ufunc, [a[i:i + step] if type(a) is np.ndarray else a
-                                            for a in args], out[i:i + step], kw)
+    workers = _executor()
+    jobs = [workers.submit(_chunk, ufunc, [a[i:i + step] if type(a) is np.ndarray else a
+                                           for a in args], out[i:i + step], kw)
             for i in range(step, out.shape[0], step)]
     _chunk(ufunc, [a[:step] if type(a) is np.ndarray else a for a in args], out[:step], kw)
-    for job in jobs:
-        job.result()
+    for i, job in zip(range(step, out.shape[0], step), jobs):
+        # a worker that has not started yet (its core busy, e.g. with BLAS threads
+        # spinning after a matmul) loses its slice to this thread: never slower than
+        # one thread by more than the hand-off
+        if job.cancel():
+            _chunk(ufunc, [a[i:i + step] if type(a) is np.ndarray else a for a in args],
+                   out[i:i + step], kw)
+        else:
+            job.result()
     return out
 
 
 def _run(ufunc, out, *args, **kw):
-    """``ufunc(*args, out=out)``, split over the cores when ``out`` is large."""
-    if out.size >= BIG and CORES > 1 and out.ndim and out.shape[0] >= CORES:
+    """``ufunc(*args, out=out)``, split over the cores when that pays: from ``BIG``
+    elements for transcendental ufuncs, from ``SPLIT_BYTES`` for memory-bound ones
+    (below that the hand-off to a thread costs more than it saves)."""
+    if CORES > 1 and out.ndim and out.shape[0] >= CORES and (
+            out.nbytes >= SPLIT_BYTES or (ufunc in _HEAVY and out.size >= BIG)):
         return _split(ufunc, out, *args, **kw)
     ufunc(*args, out=out, **kw)
     return out
@@ -201,7 +222,8 @@ def binary(op, x, y):
 
 def inplace(op, x, y):
     """``x op= y`` in place (``op`` a key of BINARY); returns ``x``."""
-    if x.size >= BIG and (type(y) is not np.ndarray or y is x or not np.may_share_memory(x, y)):
+    if x.nbytes >= SPLIT_BYTES and (type(y) is not np.ndarray or y is x
+                                    or not np.may_share_memory(x, y)):
         # slices of an overlapping ``y`` could be overwritten by another thread's slice
         return _run(BINARY[op], x, x, y, casting="unsafe")
     BINARY[op](x, y, out=x, casting="unsafe")

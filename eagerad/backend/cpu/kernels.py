@@ -114,8 +114,8 @@ def _sincos_parallel(out, x, quarter):
     return far
 
 
-# float32 tanh.  numpy's SIMD loop costs ~3 ns per element here; this one is
-# branch free float32 arithmetic (LLVM vectorises it 8 wide), within 2 ulp of the
+# float32 tanh.  numpy's SIMD loop costs ~2.9 ns per element here; this one is
+# branch free float32 arithmetic (LLVM vectorises it 8 wide, ~1.3 ns), within 2 ulp of the
 # correctly rounded result (numpy: 1).  tanh(a) = -m / (2 + m) with
 # m = exp(-2a) - 1 = 2^-k (exp(r) - 1) + (2^-k - 1), k = round(2a / ln 2), |r| <= ln(2)/2:
 # no cancellation for small a (k = 0), and 2^-k comes from k's bits by selects.

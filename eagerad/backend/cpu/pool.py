@@ -33,18 +33,21 @@ _lock = threading.Lock()
 
 
 def _idle(bucket):
-    """First buffer of ``bucket`` that only the bucket references, else None."""
-    for buf in bucket:
+    """The most recently handed out buffer of ``bucket`` that only the bucket
+    references (likeliest still in cache), moved to the end; else None."""
+    for i in range(len(bucket) - 1, -1, -1):
+        buf = bucket[i]
         # references: the list slot, ``buf`` and getrefcount's argument
         if sys.getrefcount(buf) <= _ALONE:
+            bucket.append(bucket.pop(i))
             return buf
     return None
 
 
 def _alone_count():
     probe = [np.empty(1, np.uint8)]
-    for buf in probe:
-        return sys.getrefcount(buf)
+    buf = probe[0]
+    return sys.getrefcount(buf)
 
 
 _ALONE = _alone_count()
