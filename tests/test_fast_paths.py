@@ -330,3 +330,58 @@ def test_split_takes_back_slices_no_worker_started():
         assert not any(b.done() for b in blockers), "the slices did not wait for the workers"
     finally:
         release.set()
+
+
+FUSED = {"sin": lambda x: x.sin(), "cos": lambda x: x.cos(), "pow_1": lambda x: x ** 1,
+         "pow_2": lambda x: x ** 2, "pow_3": lambda x: x ** 3.0}
+
+
+@pytest.mark.parametrize("weighted", [False, True])     # g a broadcast scalar / an array
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(FUSED))
+def test_one_pass_derivatives_equal_the_rules(name, dtype, weighted, monkeypatch):
+    """``cpu.fused_deriv`` (sin, cos, small powers) gives the differentiable rule's bits,
+    also beyond the sin/cos kernel's range, where numpy takes over."""
+    calls = []
+    real = cpu.fused_deriv
+    monkeypatch.setattr(cpu, "fused_deriv", lambda *a: calls.append(a[0]) or real(*a))
+    x_np = _x(BIG, dtype, low=-3.0, high=3.0)
+    x_np[::1000] = np.linspace(-3e5, 3e5, x_np[::1000].size)
+    w = eagerad.tensor(np.linspace(-2, 2, BIG).astype(dtype)) if weighted else 1.0
+
+    def grad(create_graph):
+        x = eagerad.tensor(x_np, requires_grad=True)
+        (g,) = autograd.grad((FUSED[name](x) * w).sum(), x, create_graph=create_graph)
+        return g.detach().numpy()
+    fast = grad(False)
+    ran = list(calls)
+    calls.clear()
+    slow = grad(True)
+    assert not calls
+    assert fast.dtype == dtype
+    np.testing.assert_array_equal(fast, slow)
+    if name.startswith("pow") or dtype == np.float64:
+        assert ran, "the one-pass kernel did not run"
+
+
+def test_one_pass_derivatives_closed_forms():
+    x_np = _x(BIG, np.float64, low=-3.0, high=3.0)
+    x = eagerad.tensor(x_np, requires_grad=True)
+    (g,) = autograd.grad((x.sin() * x ** 2).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), np.cos(x_np) * x_np ** 2
+                               + 2 * x_np * np.sin(x_np), rtol=1e-13, atol=1e-13)
+    (h,) = autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(h.numpy(), -np.sin(x_np) * x_np ** 2 + 4 * x_np * np.cos(x_np)
+                               + 2 * np.sin(x_np), rtol=1e-12, atol=1e-12)
+    (g,) = autograd.grad((x.cos() * 3.0).sum(), x)
+    np.testing.assert_allclose(g.numpy(), -3 * np.sin(x_np), rtol=1e-14, atol=1e-15)
+
+
+def test_one_pass_derivative_declines_what_it_cannot_match():
+    x = np.linspace(-1, 1, BIG)
+    assert cpu.fused_deriv("sin", np.ones(5), np.zeros(5)) is None          # small
+    assert cpu.fused_deriv("sin", np.ones(BIG, np.float32), x.astype(np.float32)) is None
+    assert cpu.fused_deriv("pow", np.ones(BIG), x, 2.5) is None
+    assert cpu.fused_deriv("pow", np.ones(BIG), x, True) is None
+    assert cpu.fused_deriv("sin", np.ones(2 * BIG)[::2], x) is None          # strided g
+    np.testing.assert_array_equal(cpu.fused_deriv("pow", np.ones(BIG), x, 3), 3 * (x * x))

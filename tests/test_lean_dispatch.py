@@ -188,3 +188,40 @@ def test_sum_array_rule_equals_the_differentiable_rule(axis, keepdims):
         (g,) = autograd.grad((s * w).sum(), x, create_graph=create_graph)
         grads.append(g.detach().numpy())
     np.testing.assert_array_equal(*grads)
+
+
+def test_inplace_update_without_graph_matches_the_checked_path_and_keeps_errors():
+    rng = np.random.default_rng(3)
+    p0 = rng.standard_normal((5, 4)).astype(np.float32)
+    g0 = rng.standard_normal((5, 4)).astype(np.float32)
+    p = eagerad.tensor(p0.copy(), requires_grad=True)
+    version = p._version[0]
+    with eagerad.no_grad():
+        p.sub_(0.01 * eagerad.tensor(g0))
+        p.mul_(0.5)
+    np.testing.assert_array_equal(p.numpy(), (p0 - np.float32(0.01) * g0) * np.float32(0.5))
+    assert p._version[0] == version + 2 and p.grad_fn is None
+    with eagerad.no_grad():
+        with pytest.raises(ValueError, match="cannot be broadcast"):
+            p.add_(eagerad.ones(3))
+        with pytest.raises(TypeError, match="cannot be stored"):
+            eagerad.tensor([1, 2]).div_(eagerad.tensor([1, 2]))
+        with pytest.raises(RuntimeError, match="read-only"):
+            eagerad.ones(3).broadcast_to((2, 3)).add_(eagerad.ones(2, 3))
+        b = eagerad.tensor([1.0, 2.0])
+        b.add_(eagerad.tensor([[1.0, 1.0]])[0])       # a view of another tensor's memory
+        assert b.tolist() == [2.0, 3.0]
+
+
+def test_matmul_hot_path_records_the_same_node_and_keeps_shape_errors():
+    rng = np.random.default_rng(4)
+    a = eagerad.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    b = eagerad.tensor(rng.standard_normal((4, 2)), requires_grad=True)
+    y = a @ b
+    assert y.grad_fn.name == "MatmulBackward"
+    np.testing.assert_array_equal(y.numpy(), a.numpy() @ b.numpy())
+    y.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), np.ones((3, 2)) @ b.numpy().T)
+    with pytest.raises(ValueError, match="not aligned"):
+        a @ a
+    assert (a @ eagerad.tensor(np.ones((4, 2), np.float32))).dtype == eagerad.float64

@@ -6,7 +6,8 @@ Grey boxes are backward nodes, blue boxes the leaves that require grad (named
 from the model's parameters), the green box the output; edge labels give the
 shape and dtype flowing along each edge.
 
-Run from the repository root: PYTHONPATH=. python tutorials/graph_pictures.py [outdir]
+Run: python tutorials/graph_pictures.py [outdir]  (default: tutorials/pictures/, the
+pictures README.md shows)
 """
 import os
 import shutil
@@ -62,4 +63,4 @@ def main(outdir):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "pictures"))

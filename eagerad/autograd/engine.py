@@ -197,7 +197,9 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
                 buf = buffers.get(target)
                 if buf is None:
                     buf = buffers[target] = [None] * target.n_outputs
-                buf[idx] = _add(buf[idx], g)
+                    buf[idx] = g
+                else:
+                    buf[idx] = _add(buf[idx], g)
             else:
                 leaf_grads[target] = _add(leaf_grads.get(target), g)
 

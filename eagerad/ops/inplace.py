@@ -176,8 +176,28 @@ def _rebase(x, name, op_name, compute):
     return x
 
 
+def _lean(x, y):
+    """Whether ``x op= y`` can skip the checks and the graph: nothing is recorded,
+    ``x`` is a writeable float numpy array and ``y`` a float or a tensor of ``x``'s
+    shape, dtype and device (what ``_check_other`` would accept anyway)."""
+    if grad_state.enabled or forward_ad.levels or not isinstance(x, Tensor):
+        return False
+    d = x._data
+    if type(d) is not np.ndarray or d.dtype.kind != "f" or not d.flags.writeable:
+        return False
+    if type(y) is Tensor:
+        e = y._data
+        return e.shape == d.shape and e.dtype == d.dtype and y._device == x._device
+    return type(y) is float
+
+
 def _binary_inplace(op_name, name, fn, example):
     def method(self, other):
+        if _lean(self, other):      # an optimizer's update: no checks or graph needed
+            backend.get(self._device.type).inplace(op_name, self._data,
+                                                   other._data if type(other) is Tensor else other)
+            self._version[0] += 1
+            return self
         _check_target(self, name)
         _check_other(self, other, name, op_name)
         if _recorded(self, (other,)):

@@ -63,16 +63,32 @@ def _arrays(*rules):
     return tuple(guard(r) for r in rules)
 
 
+def _fused(B, op, g, x, n=None):
+    """``B.fused_deriv`` (one pass, same bits as the rule) where the backend has
+    it, else None."""
+    fused = getattr(B, "fused_deriv", None)
+    return fused(op, g, x, n) if fused is not None else None
+
+
+def _sin_fast(B, g, ans, x):
+    out = _fused(B, "sin", g, x)
+    return out if out is not None else B.inplace("mul", B.unary("cos", x), g)
+
+
+def _cos_fast(B, g, ans, x):
+    out = _fused(B, "cos", g, x)
+    return out if out is not None else B.inplace("mul", B.unary("neg", g), B.unary("sin", x))
+
+
 _neg = _unary("neg", *_linear(lambda g, ans, x: -g), saves=(),
               fast=_arrays(lambda B, g, ans, x: B.unary("neg", g)))
 _exp = _unary("exp", lambda g, ans, x: g * ans, lambda t, ans, x: t * ans,
               saves=(), save_output=True, fast=_arrays(lambda B, g, ans, x: B.binary("mul", g, ans)))
 _log = _unary("log", lambda g, ans, x: g / x, lambda t, ans, x: t / x, domain=_POSITIVE)
 _sin = _unary("sin", lambda g, ans, x: g * cos(x), lambda t, ans, x: t * cos(x),
-              fast=_arrays(lambda B, g, ans, x: B.inplace("mul", B.unary("cos", x), g)))
+              fast=_arrays(_sin_fast))
 _cos = _unary("cos", lambda g, ans, x: -g * sin(x), lambda t, ans, x: -t * sin(x),
-              fast=_arrays(lambda B, g, ans, x: B.inplace("mul", B.unary("neg", g),
-                                                          B.unary("sin", x))))
+              fast=_arrays(_cos_fast))
 _tan = _unary("tan", lambda g, ans, x: g * (1 + ans * ans), lambda t, ans, x: t * (1 + ans * ans),
               saves=(), save_output=True)
 _sinh = _unary("sinh", lambda g, ans, x: g * cosh(x), lambda t, ans, x: t * cosh(x))
@@ -133,6 +149,8 @@ def _tie_share(x, y, pick_x):
 def _pow_grad_base(g, ans, x, y):
     if isinstance(y, numbers.Number) and y == 0:
         return g * 0
+    if isinstance(y, numbers.Number) and y == 2:
+        return g * y * x       # x ** 1 is x exactly: the same bits, two fewer passes
     return g * y * x ** (y - 1)
 
 
@@ -158,6 +176,9 @@ _div = _binary("div", (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x /
 def _pow_fast_base(B, g, ans, x, y):
     if not isinstance(y, numbers.Number) or isinstance(y, bool) or y == 0:
         return None
+    out = _fused(B, "pow", g, x, y)
+    if out is not None:
+        return out
     return B.inplace("mul", B.binary("mul", g, y), B.binary("pow", x, y - 1))
 
 

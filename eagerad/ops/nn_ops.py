@@ -77,6 +77,14 @@ def reduce_loss(loss, reduction, name):
     raise ValueError(f"{name}: reduction={reduction!r} is not one of {REDUCTIONS}")
 
 
+def _out_of_range(flat, depth):
+    """Whether a label lies outside ``[0, depth)``: for signed integers one ``max`` of
+    the bits read as unsigned (negative labels become huge) instead of ``min`` and ``max``."""
+    if flat.dtype.kind == "i":
+        return int(flat.view(f"u{flat.dtype.itemsize}").max()) >= depth
+    return flat.min() < 0 or flat.max() >= depth
+
+
 def one_hot(indices, depth, dtype=dt.float32):
     """One-hot rows for integer ``indices`` (not differentiable).
 
@@ -85,7 +93,7 @@ def one_hot(indices, depth, dtype=dt.float32):
     """
     idx = indices.numpy() if isinstance(indices, Tensor) else np.asarray(indices)
     flat = idx.reshape(-1)
-    if flat.size and (flat.min() < 0 or flat.max() >= depth):
+    if flat.size and _out_of_range(flat, depth):
         raise ValueError(f"one_hot: labels must lie in [0, {depth}), got values from {idx.min()} "
                          f"to {idx.max()}")
     out = np.zeros((flat.size, depth), dtype=dtype)
@@ -190,7 +198,7 @@ def cross_entropy(logits, labels, reduction="mean", axis=-1):
         raise ValueError(f"cross_entropy: reduction={reduction!r} is not one of {REDUCTIONS}")
     labels = labels if isinstance(labels, Tensor) else \
         Tensor(np.asarray(labels), device=logits.device)
-    axis = normalize_axis(axis, logits.ndim)[0]
+    axis = logits.ndim - 1 if axis == -1 and logits.ndim else normalize_axis(axis, logits.ndim)[0]
     if labels.dtype.kind in "iu":
         if labels.shape != logits.shape[:-1] or axis != logits.ndim - 1:
             raise ValueError(f"cross_entropy: integer labels of shape {labels.shape} need shape "

@@ -189,14 +189,14 @@ def _record(op, args, kwargs, outs):
     """Attach a ``Node`` to ``outs`` with an edge per input whose gradient is needed."""
     vjp = op.vjp
     n_rules = len(vjp)
-    edges = [None] * len(args)
-    found = False
+    edges = None
     for i, a in enumerate(args):
-        if i < n_rules and isinstance(a, Tensor) and a._requires_grad and vjp[i] is not None:
+        if isinstance(a, Tensor) and a._requires_grad and i < n_rules and vjp[i] is not None:
+            if edges is None:
+                edges = [None] * len(args)
             fn = a.grad_fn
             edges[i] = (fn, a._out_index) if fn is not None else (a, 0)
-            found = True
-    if not found:
+    if edges is None:
         return
     saves = op.saves
     if saves is None:
@@ -242,12 +242,14 @@ def _backward_arrays(op, kwargs, g, ans, inputs):
     """``_backward`` when nothing is recorded: the op's array rules (``fast``) where
     they apply, and broadcasting undone on arrays; the same backend calls as the
     Tensor path, so the same numbers, without per-op dispatch."""
-    B = _backends.get(g._device.type) or _backend(g._device)
+    device = g._device
+    B = _backends.get(device.type) or _backend(device)
     fast = op.fast
-    n_fast = len(fast)
-    arrays = None
     vjp = op.vjp
-    n_rules = len(vjp)
+    n_fast, n_rules = len(fast), len(vjp)
+    gd = g._data
+    ad = ans._data if ans is not None else None
+    arrays = None
     result = []
     for i, a in enumerate(inputs):
         rule = vjp[i] if i < n_rules else None
@@ -258,7 +260,7 @@ def _backward_arrays(op, kwargs, g, ans, inputs):
         if i < n_fast and fast[i] is not None:
             if arrays is None:
                 arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-            arr = fast[i](B, g._data, ans._data if ans is not None else None, *arrays, **kwargs)
+            arr = fast[i](B, gd, ad, *arrays, **kwargs) if kwargs else fast[i](B, gd, ad, *arrays)
         if arr is None:
             gi = rule(g, ans, *inputs, **kwargs)
             if not isinstance(gi, Tensor):
@@ -269,7 +271,8 @@ def _backward_arrays(op, kwargs, g, ans, inputs):
         if arr.shape != like.shape and tuple(arr.shape) != tuple(like.shape):
             arr = _sum_to_array(B, arr, like.shape)
         gi = Tensor._make(arr, a._device)
-        result.append(gi if arr.dtype == like.dtype else fit_gradient(gi, a))
+        result.append(gi if arr.dtype is like.dtype or arr.dtype == like.dtype
+                      else fit_gradient(gi, a))
     return result
 
 

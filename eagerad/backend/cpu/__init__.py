@@ -258,6 +258,31 @@ def fused_grad(op, g, saved):
     return kernels.fused_grad(op, g, saved)
 
 
+def fused_deriv(op, g, x, n=None):
+    """``g * op'(x)`` in one pass for sin, cos (float64) and ``pow`` by ``n`` in
+    {1, 2, 3}, with the arithmetic of their differentiable rules and the same sin/cos
+    as ``unary`` (so the same bits), or None where that does not hold (small or
+    float32 sin/cos, other powers, a ``g`` neither contiguous nor a broadcast
+    scalar): callers then run the rule.
+
+    >>> fused_deriv("sin", np.ones(3), np.zeros(3)) is None   # small: numpy's cos
+    True
+    """
+    if type(x) is not np.ndarray or type(g) is not np.ndarray or g.dtype != x.dtype \
+            or g.shape != x.shape or x.size < BIG or CORES < 2 or not x.flags.c_contiguous \
+            or x.dtype.kind != "f":
+        return None
+    if op == "pow":
+        if type(n) is bool or n not in (1, 2, 3):
+            return None
+    elif (op, x.dtype) not in _NUMBA:
+        return None
+    if not g.flags.c_contiguous and g.strides.count(0) < g.ndim:
+        return None
+    from . import kernels
+    return kernels.deriv(op, g, x, n or 0)
+
+
 # -------------------------------------------------------------- reductions
 
 
