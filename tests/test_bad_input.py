@@ -116,7 +116,10 @@ def test_mistake_gives_clear_error_and_session_continues(name):
     action, error, words = ALL[name]
     with pytest.raises(error, match=words) as info:
         action()
-    assert "numba" not in str(info.value).lower()
+    # never a Numba typing/lowering error leaking through (naming the numba-cuda
+    # package in an install hint is fine)
+    assert not type(info.value).__module__.startswith("numba")
+    assert not any(w in str(info.value) for w in ("TypingError", "nopython", "Failed in "))
     _session_still_works()
 
 
