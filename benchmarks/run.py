@@ -13,7 +13,7 @@ Workloads (fastest wall time of the repeats, after a warm-up):
 - W3  10M float32 ``(tanh(x) * x + exp(-x)).sum()`` fwd+bwd
 - W4a 1M float64 first derivative of ``sum(sin(x) * x**2)``
 - W4b 1M float64 second derivative (the derivative of the summed first derivative)
-- W5  start-up: ``import eagerad``; a tutorial end to end with a warm and a cold Numba cache
+- W5  start-up: ``import eagerad``; the seed tutorials end to end with a warm and a cold Numba cache
 """
 import argparse
 import json
@@ -264,29 +264,11 @@ BENCHES = {"eagerad": bench_eagerad, "torch": bench_torch, "numpy": bench_numpy,
 
 # ------------------------------------------------------------------------- start-up (W5)
 
-TUTORIAL_FALLBACK = """
-import eagerad as ea
-from eagerad import ops
-x = ea.tensor([[0.5, 1.0], [1.5, 2.0]], requires_grad=True)
-w = ea.tensor([[0.1], [0.2]], requires_grad=True)
-loss = ops.cross_entropy((x @ w).tanh().reshape(1, 2) * 3, ea.tensor([1]))
-loss.backward()
-(g,) = ea.autograd.grad((x.sin() * x ** 2).sum(), x, create_graph=True)
-g.sum().backward()
-print(float(loss), x.grad.numpy().ravel().tolist())
-"""
 
 
 def _tutorial():
-    """First script in tutorials/ (the seed walk-through), else a small seed-like script."""
-    folder = os.path.join(ROOT, "tutorials")
-    scripts = sorted(f for f in os.listdir(folder) if f.endswith(".py")) if os.path.isdir(folder) else []
-    if scripts:
-        return os.path.join(folder, scripts[0]), scripts[0]
-    path = os.path.join(tempfile.mkdtemp(prefix="eagerad_bench_"), "seed_like.py")
-    with open(path, "w") as f:
-        f.write(TUTORIAL_FALLBACK)
-    return path, "seed-like fallback script"
+    """The project's main job: every seed tutorial, in order (tutorials/run_seeds.py)."""
+    return os.path.join(ROOT, "tutorials", "run_seeds.py"), "tutorials/run_seeds.py, all seed examples"
 
 
 def _wall(cmd, env):
