@@ -1,5 +1,7 @@
 """Custom ops through eagerad.autograd.Function: gradients, double backward,
 forward mode, saved-tensor version checks, multiple outputs, error messages."""
+import weakref
+
 import numpy as np
 import pytest
 
@@ -145,3 +147,64 @@ def test_errors_name_the_function():
 def test_no_graph_without_requires_grad():
     y = Cube.apply(T([2.0], requires_grad=False))
     assert not y.requires_grad and y.grad_fn is None and y.item() == 8.0
+
+
+class SquareViaIntermediate(Function):
+    """Saves a tensor made inside forward (neither an input nor an output)."""
+    made = None
+
+    @staticmethod
+    def forward(ctx, x):
+        two_x = x * 2.0
+        SquareViaIntermediate.made = weakref.ref(two_x)
+        ctx.save_for_backward(two_x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (two_x,) = ctx.saved_tensors
+        return g * two_x
+
+
+@pytest.mark.parametrize("fn", [Cube.apply, Exp.apply, SquareViaIntermediate.apply])
+def test_second_backward_without_retain_graph_raises_like_built_in_ops(fn):
+    x = T([1.0, 2.0])
+    y = fn(x).sum()
+    y.backward()
+    first = x.grad.numpy().copy()
+    with pytest.raises(RuntimeError, match=r"second time.*retain_graph=True"):
+        y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), first)     # the failed pass added nothing
+
+
+def test_retain_graph_allows_a_second_backward_through_a_function():
+    x = T([1.0, 2.0])
+    y = Cube.apply(x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), [6.0, 24.0])   # 2 * 3 x^2
+
+
+def test_backward_frees_what_the_function_saved():
+    x = T([1.0, 3.0])
+    y = SquareViaIntermediate.apply(x).sum()
+    assert SquareViaIntermediate.made() is not None       # alive: the graph needs it
+    y.backward()
+    assert SquareViaIntermediate.made() is None           # freed without any gc.collect()
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 6.0])
+
+
+def test_function_that_saved_nothing_may_backward_twice():
+    class Triple(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 3.0
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3.0
+    x = T([1.0, 2.0])
+    y = Triple.apply(x).sum()
+    y.backward()
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), [6.0, 6.0])

@@ -60,9 +60,6 @@ class FunctionCtx:
     @property
     def saved_tensors(self):
         """The tensors given to ``save_for_backward``, after checking none changed in place."""
-        if self._saved is None:
-            raise RuntimeError(f"{self._name}: saved tensors were freed by a backward without "
-                               "retain_graph=True")
         result = []
         for i, (t, ver) in enumerate(zip(self._saved, self._versions)):
             if t is not None and ver[0][0] != ver[1]:
@@ -117,7 +114,11 @@ class Function:
                                for t in ctx._saved)
         if grad_state.enabled and any(needs):
             edges = tuple(_edge_of(a) if need else None for a, need in zip(args, needs))
-            node = Node(ctx._name, functools.partial(_run_backward, cls, ctx), edges, args, (),
+            # the node owns the saved non-output tensors so that a backward without
+            # retain_graph frees them (and refuses a second pass), as for built-in ops
+            saved = tuple(t for t, s in zip(ctx._saved, ctx._out_slots)
+                          if t is not None and s is None)
+            node = Node(ctx._name, functools.partial(_run_backward, cls, ctx), edges, args, saved,
                         outs, any(s is not None for s in ctx._out_slots))
             for k, o in enumerate(outs):
                 o._requires_grad = True
@@ -137,9 +138,6 @@ def _caller_tensor(t, plain, args):
 
 def _run_backward(cls, ctx, grads, inputs, outs):
     """Node callback: the subclass's ``backward`` with missing gradients as zeros."""
-    if inputs is None:
-        raise RuntimeError(f"{ctx._name}: trying to backward through the graph a second time; "
-                           "pass retain_graph=True to the first backward")
     grads = [g if g is not None else zeros(*shape, dtype=dtype, device=device)
              for g, (shape, dtype, device) in zip(grads, ctx._out_meta)]
     ctx._outs = outs

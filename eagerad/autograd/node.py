@@ -87,10 +87,11 @@ class Node:
         """Drop saved values after a backward that does not retain the graph.
 
         A node that saved nothing (add, reshape, ...) keeps its inputs' metadata
-        and may run again, as in PyTorch.
+        and may run again, as in PyTorch.  ``backward_fn`` goes too: a custom
+        Function's context (and what it saved) lives in it.
         """
         if self.saved_versions or self.out_data is not None:
             self.released = True
-            self.inputs = None
+            self.inputs = self.backward_fn = None
             self.saved_versions = ()
             self.out_data = self.out_version = self.out_tangents = None
