@@ -46,7 +46,11 @@ def all_finite(inputs):
 
 
 class LossScaler:
-    """Base: ``scale`` the loss, ``unscale`` the gradients, ``adjust`` after a step."""
+    """Base: ``scale`` the loss, ``unscale`` the gradients, ``adjust`` after a step.
+
+    >>> s = LossScaler(4.0); s.scale((Tensor(1.0), Tensor(2.0)))[1].item(), s.adjust(True)
+    (8.0, False)
+    """
 
     def __init__(self, scale_value):
         if not scale_value > 0:
@@ -55,15 +59,27 @@ class LossScaler:
                                      name="scale_value", requires_grad=False)
 
     def scale(self, inputs):
-        """``inputs`` (a tensor or a tuple of them) times the scale."""
+        """``inputs`` (a tensor or a tuple of them) times the scale.
+
+        >>> LossScaler(4.0).scale(Tensor([1.5])).tolist()
+        [6.0]
+        """
         return _map(lambda t: t * self.scale_value.astype(t.dtype), inputs)
 
     def unscale(self, inputs):
-        """``inputs`` (a tensor or a tuple of them) divided by the scale."""
+        """``inputs`` (a tensor or a tuple of them) divided by the scale.
+
+        >>> LossScaler(4.0).unscale([Tensor([8.0])])[0].tolist()
+        [2.0]
+        """
         return _map(lambda t: t / self.scale_value.astype(t.dtype), inputs)
 
     def adjust(self, grads_finite):
-        """Update the scale from whether the last gradients were finite; True if it changed."""
+        """Update the scale from whether the last gradients were finite; True if it changed.
+
+        >>> LossScaler(4.0).adjust(False)
+        False
+        """
         return False
 
 
@@ -96,6 +112,13 @@ class DynamicLossScaler(LossScaler):
         self.counter = 0
 
     def adjust(self, grads_finite):
+        """Divide by ``scale_factor`` on overflow, multiply after ``scale_window`` finite steps;
+        True if the scale changed.
+
+        >>> s = DynamicLossScaler(4.0, scale_factor=2, scale_window=2)
+        >>> s.adjust(True), s.adjust(True), s.scale_value.item()
+        (False, True, 8.0)
+        """
         value = self.scale_value.item()
         if bool(grads_finite):
             self.counter += 1

@@ -26,7 +26,11 @@ def _once(key, message):
 
 
 def cuda_problem():
-    """None when CUDA can be used, else a sentence saying what is missing."""
+    """None when CUDA can be used, else a sentence saying what is missing.
+
+    >>> cuda_problem() is None or isinstance(cuda_problem(), str)
+    True
+    """
     try:
         import numba_cuda  # noqa: F401  (the maintained CUDA target, extra eagerad[cuda])
     except ImportError:
@@ -45,14 +49,28 @@ def cuda_problem():
 
 
 def require_cuda():
-    """Raise a clear RuntimeError when the GPU is asked for but cannot be used."""
+    """Raise a clear RuntimeError when the GPU is asked for but cannot be used.
+
+    >>> try:
+    ...     require_cuda()
+    ... except RuntimeError as err:
+    ...     print(str(err)[:31])
+    ... else:
+    ...     print("device='cuda' was requested but")
+    device='cuda' was requested but
+    """
     problem = cuda_problem()
     if problem:
         raise RuntimeError(f"device='cuda' was requested but {problem}")
 
 
 def set_context(mode=None, device_target=None, device_id=None, **ignored):
-    """MindSpore's ``set_context``; unknown keywords are accepted and ignored."""
+    """MindSpore's ``set_context``; unknown keywords are accepted and ignored.
+
+    >>> set_context(mode=PYNATIVE_MODE, device_target="CPU", save_graphs=False)
+    >>> get_context("device_target")
+    'CPU'
+    """
     if mode is not None:
         if mode not in (GRAPH_MODE, PYNATIVE_MODE):
             raise ValueError(f"mode must be GRAPH_MODE (0) or PYNATIVE_MODE (1), got {mode!r}")
@@ -79,8 +97,18 @@ def set_context(mode=None, device_target=None, device_id=None, **ignored):
 
 
 def get_context(key):
+    """The current value of one setting (``'mode'`` or ``'device_target'``).
+
+    >>> get_context("mode") == PYNATIVE_MODE
+    True
+    """
     return _settings[key]
 
 
 def default_device():
+    """Where new tensors go when no ``device`` is given (set by ``set_context``).
+
+    >>> default_device()
+    device(type='cpu')
+    """
     return _default[0]

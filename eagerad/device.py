@@ -7,7 +7,11 @@
 
 
 class Device:
-    """A device such as ``cpu`` or ``cuda:0``; compares equal to its string."""
+    """A device such as ``cpu`` or ``cuda:0``; compares equal to its string.
+
+    >>> Device("gpu"), Device("cpu") == "cpu", str(Device("cuda", 1))
+    (device(type='cuda', index=0), True, 'cuda:1')
+    """
     __slots__ = ("type", "index")
 
     def __init__(self, spec="cpu", index=None):
@@ -43,7 +47,11 @@ CPU = Device("cpu")
 
 
 def as_device(spec):
-    """Accept a Device, a string, or None (meaning the default device)."""
+    """Accept a Device, a string, or None (meaning the default device).
+
+    >>> as_device("cuda:1"), as_device(None)
+    (device(type='cuda', index=1), device(type='cpu'))
+    """
     if spec is None:
         from .context import default_device
         return default_device()

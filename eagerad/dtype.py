@@ -33,16 +33,29 @@ default_float = float32
 
 
 def ms_name(dtype):
-    """MindSpore's printed name of a dtype (``Float32``)."""
+    """MindSpore's printed name of a dtype (``Float32``).
+
+    >>> ms_name(float32), ms_name(bool_)
+    ('Float32', 'Bool')
+    """
     return _MS_NAMES.get(dtype, str(dtype))
 
 
 def is_floating(dtype):
+    """True for float dtypes: only these can require gradients.
+
+    >>> is_floating(float16), is_floating(int32)
+    (True, False)
+    """
     return dtype.kind == "f"
 
 
 def as_dtype(dtype, argname="dtype"):
-    """Normalise anything numpy understands (``'float32'``, ``np.float32``) to a dtype."""
+    """Normalise anything numpy understands (``'float32'``, ``np.float32``) to a dtype.
+
+    >>> as_dtype('float32'), as_dtype(np.int64), as_dtype(None)
+    (dtype('float32'), dtype('int64'), None)
+    """
     if dtype is None:
         return None
     try:
@@ -59,7 +72,11 @@ _promotion_cache = {}
 
 
 def promote(a, b):
-    """Result dtype of a binary op between two tensors' dtypes."""
+    """Result dtype of a binary op between two tensors' dtypes.
+
+    >>> promote(int32, float16), promote(int32, int64)
+    (dtype('float16'), dtype('int64'))
+    """
     key = (a, b)
     res = _promotion_cache.get(key)
     if res is None:
@@ -74,7 +91,11 @@ def promote(a, b):
 
 
 def promote_scalar(dtype, scalar):
-    """Result dtype of ``tensor op python_scalar``: the scalar is weak."""
+    """Result dtype of ``tensor op python_scalar``: the scalar is weak.
+
+    >>> promote_scalar(float16, 2.0), promote_scalar(int32, 2.0), promote_scalar(int32, 2)
+    (dtype('float16'), dtype('float32'), dtype('int32'))
+    """
     if isinstance(scalar, bool):
         return dtype
     if isinstance(scalar, float) and dtype.kind != "f":

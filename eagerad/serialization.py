@@ -43,7 +43,12 @@ def _named_arrays(save_obj):
 
 
 def save_checkpoint(save_obj, ckpt_file_name):
-    """Write every parameter of ``save_obj`` to ``ckpt_file_name`` (numpy ``.npz`` format)."""
+    """Write every parameter of ``save_obj`` to ``ckpt_file_name`` (numpy ``.npz`` format).
+
+    >>> import os, tempfile; path = os.path.join(tempfile.mkdtemp(), 'w.ckpt')
+    >>> save_checkpoint({'w': Tensor([1.0, 2.0])}, path); sorted(np.load(path).files)
+    ['w']
+    """
     arrays = _named_arrays(save_obj)
     with open(ckpt_file_name, "wb") as f:
         np.savez(f, **arrays)
@@ -53,6 +58,11 @@ def load_checkpoint(ckpt_file_name):
     """``{name: Parameter}`` read from a file written by ``save_checkpoint``.
 
     A missing file raises FileNotFoundError, anything that is not such a file ValueError.
+
+    >>> import os, tempfile; path = os.path.join(tempfile.mkdtemp(), 'w.ckpt')
+    >>> save_checkpoint([{'name': 'w', 'data': Tensor([1, 2])}], path)
+    >>> load_checkpoint(path)['w']
+    Parameter (name=w, shape=(2,), dtype=Int64, requires_grad=True)
     """
     if not os.path.isfile(ckpt_file_name):
         raise FileNotFoundError(f"load_checkpoint: no checkpoint file at {ckpt_file_name!r}")
@@ -75,6 +85,11 @@ def load_param_into_net(net, parameter_dict, strict_load=False):
     the dict and the dict's names the net has no parameter for.  A shape mismatch
     raises ValueError naming the parameter and both shapes; with ``strict_load=True``
     any missing or unexpected name raises too.
+
+    >>> from eagerad import nn
+    >>> net = nn.Dense(1, 1); w = {'weight': Tensor([[5.0]]), 'extra': Tensor([0.0])}
+    >>> load_param_into_net(net, w), net.weight.tolist()
+    ((['bias'], ['extra']), [[5.0]])
     """
     if not isinstance(parameter_dict, dict):
         raise TypeError(f"load_param_into_net: parameter_dict must be a dict, "

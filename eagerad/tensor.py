@@ -43,7 +43,12 @@ _new = object.__new__
 
 
 class Size(int):
-    """Element count that also answers PyTorch's ``t.size()`` / ``t.size(dim)``."""
+    """Element count that also answers PyTorch's ``t.size()`` / ``t.size(dim)``.
+
+    >>> s = Tensor([[1, 2, 3], [4, 5, 6]]).size
+    >>> int(s), s(), s(1)
+    (6, (2, 3), 3)
+    """
 
     def __new__(cls, shape):
         obj = int.__new__(cls, math.prod(int(n) for n in shape))   # np.prod costs ~5 us
@@ -109,37 +114,85 @@ class Tensor:
     # ------------------------------------------------------------ metadata
     @property
     def shape(self):
+        """The dimensions as a tuple of ints.
+
+        >>> Tensor([[1, 2, 3], [4, 5, 6]]).shape
+        (2, 3)
+        """
         s = self._data.shape
         return s if type(s) is tuple else tuple(s)   # CUDA simulator shapes refuse s[-1]
 
     @property
     def dtype(self):
+        """The element type (a numpy dtype, e.g. ``eagerad.float32``).
+
+        >>> Tensor([1, 2]).dtype, Tensor([1.0]).dtype
+        (dtype('int64'), dtype('float32'))
+        """
         return self._data.dtype
 
     @property
     def ndim(self):
+        """Number of dimensions.
+
+        >>> Tensor([[1.0, 2.0]]).ndim
+        2
+        """
         return len(self._data.shape)
 
     @property
     def size(self):
+        """Element count (an int), callable as PyTorch's ``t.size(dim)``.
+
+        >>> t = Tensor([[1.0, 2.0, 3.0]])
+        >>> t.size, t.size(1)
+        (3, 3)
+        """
         return Size(self._data.shape)
 
     def numel(self):
+        """Element count as a plain int (PyTorch's ``numel``).
+
+        >>> Tensor([[1.0, 2.0], [3.0, 4.0]]).numel()
+        4
+        """
         return int(self.size)
 
     def dim(self):
+        """Number of dimensions (PyTorch's ``dim``).
+
+        >>> Tensor([[1.0, 2.0]]).dim()
+        2
+        """
         return self.ndim
 
     @property
     def device(self):
+        """Where the buffer lives (a ``Device``).
+
+        >>> Tensor([1.0]).device
+        device(type='cpu')
+        """
         return self._device
 
     @property
     def is_leaf(self):
+        """True for tensors not produced by a recorded op (their ``.grad`` fills).
+
+        >>> x = tensor([1.0], requires_grad=True)
+        >>> x.is_leaf, (x * 2).is_leaf
+        (True, False)
+        """
         return self.grad_fn is None
 
     @property
     def requires_grad(self):
+        """Whether operations on this tensor are recorded for backward.
+
+        >>> x = Tensor([1.0]); x.requires_grad = True
+        >>> x.requires_grad, (x * 2).requires_grad
+        (True, True)
+        """
         return self._requires_grad
 
     @requires_grad.setter
@@ -163,6 +216,12 @@ class Tensor:
 
     @property
     def grad(self):
+        """The gradient accumulated by backward (None until then; leaves only).
+
+        >>> x = tensor([3.0], requires_grad=True)
+        >>> (x * x).sum().backward(); x.grad
+        Tensor(shape=[1], dtype=Float32, value= [ 6.00000000e+00])
+        """
         return self._grad
 
     @grad.setter
@@ -175,7 +234,12 @@ class Tensor:
 
     @property
     def data(self):
-        """A tensor sharing this buffer but outside the graph (PyTorch's ``.data``)."""
+        """A tensor sharing this buffer but outside the graph (PyTorch's ``.data``).
+
+        >>> x = tensor([1.0], requires_grad=True)
+        >>> x.data.requires_grad
+        False
+        """
         return Tensor._make(self._data, self._device)
 
     @data.setter
@@ -183,7 +247,11 @@ class Tensor:
         self.set_data(value)
 
     def set_data(self, value):
-        """Replace the buffer (shape may change), keeping graph fields (MindSpore's ``set_data``)."""
+        """Replace the buffer (shape may change), keeping graph fields (MindSpore's ``set_data``).
+
+        >>> Tensor([1.0]).set_data(Tensor([1.0, 2.0])).shape
+        (2,)
+        """
         if not isinstance(value, Tensor):
             value = Tensor(value, dtype=self.dtype)
         if value._device != self._device:
@@ -195,12 +263,20 @@ class Tensor:
 
     @property
     def version(self):
-        """How many in-place changes this buffer has seen (checked by backward)."""
+        """How many in-place changes this buffer has seen (checked by backward).
+
+        >>> Tensor([1.0]).set_data(Tensor([2.0])).version
+        1
+        """
         return self._version[0]
 
     # --------------------------------------------------------- conversion
     def numpy(self):
-        """The values as a numpy array (shares memory on the CPU)."""
+        """The values as a numpy array (shares memory on the CPU).
+
+        >>> Tensor([1.0, 2.0]).numpy()
+        array([1., 2.], dtype=float32)
+        """
         if self._device.type == "cpu":
             return self._data
         return backend.get(self._device.type).to_numpy(self._data)
@@ -231,6 +307,11 @@ class Tensor:
         return self.numpy().reshape(()).item()
 
     def tolist(self):
+        """The values as (nested) Python lists.
+
+        >>> Tensor([[1, 2], [3, 4]]).tolist()
+        [[1, 2], [3, 4]]
+        """
         return self.numpy().tolist()
 
     def __float__(self):
@@ -263,7 +344,12 @@ class Tensor:
     __hash__ = object.__hash__
 
     def detach(self):
-        """The same values, cut from the graph (shares memory and version counter)."""
+        """The same values, cut from the graph (shares memory and version counter).
+
+        >>> x = tensor([1.0], requires_grad=True)
+        >>> (x * 2).detach().requires_grad
+        False
+        """
         return Tensor._make(self._data, self._device, version=self._version)
 
     def __getstate__(self):
@@ -324,11 +410,22 @@ class Parameter(Tensor):
         self.name = name
 
     def requires_grad_(self, requires_grad=True):
+        """Turn training of this parameter on or off (allowed for any dtype).
+
+        >>> Parameter(Tensor([1]), name='n').requires_grad_(False).requires_grad
+        False
+        """
         self._requires_grad = bool(requires_grad)
         return self
 
     @property
     def data(self):
+        """The parameter itself: MindSpore's ``p.data`` is the parameter.
+
+        >>> w = Parameter(Tensor([1.0]), name='w')
+        >>> w.data is w
+        True
+        """
         return self
 
     @data.setter
@@ -341,7 +438,12 @@ class Parameter(Tensor):
 
 
 class ParameterTuple(tuple):
-    """An immutable tuple of Parameters (MindSpore's ``ParameterTuple``)."""
+    """An immutable tuple of Parameters (MindSpore's ``ParameterTuple``).
+
+    >>> pt = ParameterTuple([Parameter(Tensor([1.0]), name='a')])
+    >>> len(pt), pt[0].name
+    (1, 'a')
+    """
 
     def __new__(cls, params):
         params = tuple(params)
@@ -380,17 +482,29 @@ def _filled(shape, value, dtype, device, requires_grad):
 
 
 def zeros(*shape, dtype=None, device=None, requires_grad=False):
-    """Zeros of ``shape`` (float32 by default). ``zeros(2, 3)`` or ``zeros((2, 3))``."""
+    """Zeros of ``shape`` (float32 by default). ``zeros(2, 3)`` or ``zeros((2, 3))``.
+
+    >>> zeros(2, 3).shape, zeros((2,)).tolist()
+    ((2, 3), [0.0, 0.0])
+    """
     return _filled(shape, 0.0, dtype, device, requires_grad)
 
 
 def ones(*shape, dtype=None, device=None, requires_grad=False):
-    """Ones of ``shape`` (float32 by default)."""
+    """Ones of ``shape`` (float32 by default).
+
+    >>> ones(2)
+    Tensor(shape=[2], dtype=Float32, value= [ 1.00000000e+00  1.00000000e+00])
+    """
     return _filled(shape, 1.0, dtype, device, requires_grad)
 
 
 def full(shape, fill_value, dtype=None, device=None, requires_grad=False):
-    """``shape`` filled with ``fill_value``."""
+    """``shape`` filled with ``fill_value``.
+
+    >>> full((2,), 7).tolist()
+    [7, 7]
+    """
     return _filled(tuple(shape) if not isinstance(shape, int) else (shape,), fill_value, dtype,
                    device, requires_grad)
 
@@ -404,19 +518,38 @@ def _like(t, value, dtype, device, requires_grad):
 
 
 def zeros_like(t, dtype=None, device=None, requires_grad=False):
+    """Zeros with ``t``'s shape and dtype (override with ``dtype``/``device``).
+
+    >>> zeros_like(Tensor([[1, 2]])).tolist()
+    [[0, 0]]
+    """
     return _like(t, 0, dtype, device, requires_grad)
 
 
 def ones_like(t, dtype=None, device=None, requires_grad=False):
+    """Ones with ``t``'s shape and dtype.
+
+    >>> ones_like(Tensor([1.0, 2.0])).tolist()
+    [1.0, 1.0]
+    """
     return _like(t, 1, dtype, device, requires_grad)
 
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    """``fill_value`` with ``t``'s shape and dtype.
+
+    >>> full_like(Tensor([1, 2]), 5).tolist()
+    [5, 5]
+    """
     return _like(t, fill_value, dtype, device, requires_grad)
 
 
 def arange(start, stop=None, step=1, dtype=None, device=None, requires_grad=False):
-    """Evenly spaced values in ``[start, stop)``, like numpy."""
+    """Evenly spaced values in ``[start, stop)``, like numpy.
+
+    >>> arange(3).tolist(), arange(0.0, 1.0, 0.5).tolist()
+    ([0, 1, 2], [0.0, 0.5])
+    """
     if stop is None:
         start, stop = 0, start
     is_float = any(isinstance(v, float) for v in (start, stop, step))
@@ -427,11 +560,21 @@ def arange(start, stop=None, step=1, dtype=None, device=None, requires_grad=Fals
 
 
 def linspace(start, stop, num, dtype=None, device=None, requires_grad=False):
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (float32 by default).
+
+    >>> linspace(0, 1, 3).tolist()
+    [0.0, 0.5, 1.0]
+    """
     return tensor(np.linspace(start, stop, num, dtype=dt.as_dtype(dtype) or dt.float32),
                   requires_grad=requires_grad, device=device)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    """The identity matrix (``n`` x ``m``), float32 by default.
+
+    >>> eye(2).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
     return tensor(np.eye(n, m, dtype=dt.as_dtype(dtype) or dt.float32),
                   requires_grad=requires_grad, device=device)
 
@@ -446,12 +589,22 @@ def _random(kind, shape, dtype, device, requires_grad, *params):
 
 
 def rand(*shape, dtype=None, device=None, requires_grad=False):
-    """Uniform samples in [0, 1), seeded by ``eagerad.set_seed``."""
+    """Uniform samples in [0, 1), seeded by ``eagerad.set_seed``.
+
+    >>> set_seed(0); a = rand(2); set_seed(0)
+    >>> np.array_equal(a.numpy(), rand(2).numpy()), a.shape
+    (True, (2,))
+    """
     return _random("uniform", shape, dtype, device, requires_grad, 0.0, 1.0)
 
 
 def randn(*shape, dtype=None, device=None, requires_grad=False):
-    """Standard normal samples, seeded by ``eagerad.set_seed``."""
+    """Standard normal samples, seeded by ``eagerad.set_seed``.
+
+    >>> set_seed(1); a = randn(2, 3); set_seed(1)
+    >>> np.array_equal(a.numpy(), randn(2, 3).numpy()), a.dtype
+    (True, dtype('float32'))
+    """
     return _random("normal", shape, dtype, device, requires_grad, 0.0, 1.0)
 
 

@@ -155,6 +155,12 @@ def differentiate(fn, args, kwargs, positions, weights, has_aux, sens=None):
     auxiliary outputs (a tuple, or None without ``has_aux``) and one gradient per
     entry of ``positions`` and of ``weights``.  The building block of ``grad``,
     ``value_and_grad`` and ``ops.GradOperation``.
+
+    >>> w = eagerad.Parameter(eagerad.Tensor([2.0]), name='w')
+    >>> f = lambda x: (x * w).sum()
+    >>> value, aux, (gx,), (gw,) = differentiate(f, (eagerad.Tensor([3.0]),), {}, (0,), [w], False)
+    >>> value.item(), aux, gx.tolist(), gw.tolist()
+    (6.0, None, [2.0], [3.0])
     """
     if positions is not None and positions and max(positions) >= len(args):
         raise ValueError(f"grad_position {max(positions)} is out of range: the function was "

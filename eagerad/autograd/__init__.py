@@ -61,7 +61,12 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
 
 
 def Variable(data, requires_grad=False):
-    """PyTorch's legacy wrapper: now just a tensor."""
+    """PyTorch's legacy wrapper: now just a tensor.
+
+    >>> v = Variable([1.0, 2.0], requires_grad=True)
+    >>> type(v).__name__, v.requires_grad
+    ('Tensor', True)
+    """
     if isinstance(data, Tensor):
         return data.requires_grad_(requires_grad) if requires_grad else data
     return _tensor(data, requires_grad=requires_grad)

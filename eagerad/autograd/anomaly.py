@@ -45,14 +45,25 @@ anomaly = _Anomaly()
 
 
 def creation_trace(limit=4):
-    """The innermost ``limit`` stack frames outside the eagerad package, formatted."""
+    """The innermost ``limit`` stack frames outside the eagerad package, formatted.
+
+    >>> 'File' in creation_trace(limit=1)
+    True
+    """
     frames = [f for f in traceback.extract_stack(sys._getframe(1))
               if not os.path.abspath(f.filename).startswith(_PACKAGE)]
     return "".join(traceback.format_list(frames[-limit:]))
 
 
 def is_anomaly_enabled():
-    """True inside ``detect_anomaly()`` or after ``set_detect_anomaly(True)``."""
+    """True inside ``detect_anomaly()`` or after ``set_detect_anomaly(True)``.
+
+    >>> with detect_anomaly():
+    ...     print(is_anomaly_enabled())
+    True
+    >>> is_anomaly_enabled()
+    False
+    """
     return anomaly.enabled
 
 

@@ -112,6 +112,10 @@ def backward(outputs, grad_outputs, retain_graph=None, create_graph=False, input
     Without ``inputs`` gradients accumulate into the leaves' ``.grad``; with
     ``inputs`` they are returned (one per input, None where unused) and no
     ``.grad`` is touched.
+
+    >>> x = eagerad.tensor([1.0, 2.0], requires_grad=True)
+    >>> backward([(x * x).sum()], [None], inputs=[x])
+    (Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00  4.00000000e+00]),)
     """
     if retain_graph is None:
         retain_graph = create_graph

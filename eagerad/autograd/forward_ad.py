@@ -28,7 +28,13 @@ batched = {}
 
 @contextlib.contextmanager
 def dual_level():
-    """Open a level for tangents; they are dropped from every tensor's view when it closes."""
+    """Open a level for tangents; they are dropped from every tensor's view when it closes.
+
+    >>> with dual_level():
+    ...     x = make_dual(eagerad.tensor([2.0]), eagerad.tensor([1.0]))
+    ...     print(unpack_dual(x * x).tangent)
+    [4.]
+    """
     _counter[0] += 1
     level = _counter[0]
     levels.append(level)
@@ -47,7 +53,13 @@ def _current(level):
 
 
 def make_dual(primal, tangent, level=None):
-    """A view of ``primal`` that carries ``tangent`` at ``level`` (default: innermost)."""
+    """A view of ``primal`` that carries ``tangent`` at ``level`` (default: innermost).
+
+    >>> with dual_level():
+    ...     x = make_dual(eagerad.tensor([1.0]), [5.0])
+    ...     print(unpack_dual(x.exp()).tangent)
+    [13.591409]
+    """
     level = _current(level)
     if not isinstance(tangent, Tensor):
         tangent = Tensor(tangent, dtype=primal.dtype)
@@ -62,14 +74,28 @@ def make_dual(primal, tangent, level=None):
 
 
 def unpack_dual(tensor, level=None):
-    """``(primal, tangent)``; tangent is None when the tensor carries none at ``level``."""
+    """``(primal, tangent)``; tangent is None when the tensor carries none at ``level``.
+
+    >>> with dual_level():
+    ...     p, t = unpack_dual(eagerad.tensor([1.0]))
+    ...     print(p.tolist(), t)
+    [1.0] None
+    """
     level = _current(level)
     tangents = tensor._tangents
     return UnpackedDual(tensor, tangents.get(level) if tangents else None)
 
 
 def propagate(op, args, kwargs, outs):
-    """Give the outputs of ``op`` their tangents at every active level."""
+    """Give the outputs of ``op`` their tangents at every active level.
+
+    >>> from eagerad.ops.registry import OPS
+    >>> with dual_level():
+    ...     x = make_dual(eagerad.tensor([1.0]), eagerad.tensor([3.0]))
+    ...     out = eagerad.tensor([-1.0]); propagate(OPS['neg'], (x,), {}, [out])
+    ...     print(unpack_dual(out).tangent)
+    [-3.]
+    """
     for level, tangents in levels_with_tangents(args):
         out_tangent = without_level(level, batched.get(level, _rule_sum), op, tangents, args,
                                     kwargs, outs)

@@ -33,6 +33,10 @@ class FunctionCtx:
 
     Saved tensors are checked for in-place changes when read back; a saved
     output comes back as the recorded output, so double backward sees its graph.
+
+    >>> ctx = FunctionCtx(needs_input_grad=(True, False))
+    >>> ctx.scale = 3.0; ctx.needs_input_grad
+    (True, False)
     """
 
     def __init__(self, needs_input_grad):
@@ -59,7 +63,12 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
-        """The tensors given to ``save_for_backward``, after checking none changed in place."""
+        """The tensors given to ``save_for_backward``, after checking none changed in place.
+
+        >>> t = eagerad.ones(2); ctx = FunctionCtx((True,)); ctx.save_for_backward(t)
+        >>> ctx.saved_tensors[0] is t
+        True
+        """
         result = []
         for i, (t, ver) in enumerate(zip(self._saved, self._versions)):
             if t is not None and ver[0][0] != ver[1]:
@@ -79,21 +88,50 @@ class Function:
     of Tensors, ``backward(ctx, *grads)`` returning one gradient (or None) per
     argument of ``forward``, and optionally ``jvp(ctx, *tangents)`` returning the
     output tangent(s); ``jvp`` gets zeros for tensor arguments without a tangent.
+
+    >>> class Cube(Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x); return x ** 3
+    ...     @staticmethod
+    ...     def backward(ctx, g):
+    ...         (x,) = ctx.saved_tensors; return g * 3 * x ** 2
+    >>> x = eagerad.tensor(2.0, requires_grad=True); Cube.apply(x).backward(); x.grad.item()
+    12.0
     """
 
     @staticmethod
     def forward(ctx, *args):
+        """Compute the outputs from plain (detached) arguments; override as a staticmethod.
+
+        >>> Function.forward(None)
+        Traceback (most recent call last):
+        NotImplementedError: Function subclasses must define a static forward(ctx, *args)
+        """
         raise NotImplementedError("Function subclasses must define a static forward(ctx, *args)")
 
     @staticmethod
     def backward(ctx, *grads):
+        """One gradient (or None) per ``forward`` argument from the output gradients; override it.
+
+        >>> Function.backward(None)
+        Traceback (most recent call last):
+        NotImplementedError: Function subclasses must define a static backward(ctx, *grads)
+        """
         raise NotImplementedError("Function subclasses must define a static backward(ctx, *grads)")
 
     jvp = None
 
     @classmethod
     def apply(cls, *args):
-        """Run ``forward`` now and record one node for the whole custom op."""
+        """Run ``forward`` now and record one node for the whole custom op.
+
+        >>> class Double(Function):
+        ...     forward = staticmethod(lambda ctx, x: x * 2)
+        ...     backward = staticmethod(lambda ctx, g: g * 2)
+        >>> y = Double.apply(eagerad.tensor(1.0, requires_grad=True)); y.item(), y.grad_fn.name
+        (2.0, 'DoubleBackward')
+        """
         needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         ctx = FunctionCtx(needs)
         ctx._name = cls.__name__ + "Backward"

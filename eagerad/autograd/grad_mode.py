@@ -18,7 +18,14 @@ state = _State()
 
 
 def is_grad_enabled():
-    """True when operations on tensors that require grad are being recorded."""
+    """True when operations on tensors that require grad are being recorded.
+
+    >>> with no_grad():
+    ...     print(is_grad_enabled())
+    False
+    >>> is_grad_enabled()
+    True
+    """
     return state.enabled
 
 
@@ -55,7 +62,14 @@ class no_grad(_Mode):
 
 
 class enable_grad(_Mode):
-    """Record again inside a ``no_grad`` block."""
+    """Record again inside a ``no_grad`` block.
+
+    >>> x = eagerad.tensor(1.0, requires_grad=True)
+    >>> with no_grad():
+    ...     with enable_grad():
+    ...         print((x * 2).requires_grad)
+    True
+    """
     target = True
 
 

@@ -21,7 +21,15 @@ from .grad_mode import enable_grad
 
 
 class GradcheckError(RuntimeError):
-    """Analytic and numeric derivatives disagree (the message says where)."""
+    """Analytic and numeric derivatives disagree (the message says where).
+
+    >>> x = eagerad.tensor([1.0], dtype=eagerad.float64, requires_grad=True)
+    >>> try:
+    ...     gradcheck(lambda t: Tensor(t.numpy() * 2) + t, (x,))
+    ... except GradcheckError:
+    ...     print("caught")
+    caught
+    """
 
 
 def _as_tuple(x):

@@ -22,7 +22,14 @@ _ids = itertools.count()
 
 
 class RemovableHandle:
-    """Returned by ``register_hook``; ``remove()`` unregisters the hook (twice is harmless)."""
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook (twice is harmless).
+
+    >>> x = eagerad.tensor(1.0, requires_grad=True)
+    >>> with x.register_hook(lambda g: g * 10):
+    ...     (x * 2).backward()
+    >>> x.grad.item()
+    20.0
+    """
     __slots__ = ("_hooks", "_key")
 
     def __init__(self, hooks, key):
@@ -30,6 +37,13 @@ class RemovableHandle:
         self._key = key
 
     def remove(self):
+        """Unregister the hook; calling it again does nothing.
+
+        >>> x = eagerad.tensor(1.0, requires_grad=True)
+        >>> h = x.register_hook(lambda g: g * 10); h.remove(); h.remove()
+        >>> (x * 2).backward(); x.grad.item()
+        2.0
+        """
         hooks = self._hooks()
         if hooks is not None:
             hooks.pop(self._key, None)
@@ -113,6 +127,11 @@ def _retains_grad(self):
 
 
 def install():
+    """Give Tensor its hook methods (``register_hook``, ``retain_grad``, ``retains_grad``).
+
+    >>> install(); eagerad.tensor(1.0, requires_grad=True).retains_grad
+    False
+    """
     Tensor.register_hook = register_hook
     Tensor.retain_grad = retain_grad
     Tensor.retains_grad = property(_retains_grad)

@@ -10,10 +10,6 @@ from .anomaly import anomaly, creation_trace
 _sequence = itertools.count()
 
 
-class SavedTensorModified(RuntimeError):
-    pass
-
-
 class Node:
     """One recorded operation.
 
@@ -21,6 +17,10 @@ class Node:
     where none flowed) and returns one gradient (or None) per entry of ``next``.
     ``saved`` are the input tensors whose values the rule reads; their versions
     are checked when backward unpacks them.
+
+    >>> x = eagerad.tensor(2.0, requires_grad=True)
+    >>> node = (x * x).grad_fn; node.name, node.n_outputs
+    ('MulBackward', 1)
     """
     __slots__ = ("name", "backward_fn", "next", "inputs", "saved_versions", "out_data",
                  "out_version", "out_tangents", "n_outputs", "seq", "pre_hooks", "retained",
@@ -53,7 +53,12 @@ class Node:
         raise TypeError(f"{self.name} is a graph node; call backward() on its output instead")
 
     def unpack(self):
-        """Inputs and outputs for the rule, checking that none was changed in place."""
+        """Inputs and outputs for the rule, checking that none was changed in place.
+
+        >>> x = eagerad.tensor(2.0, requires_grad=True)
+        >>> inputs, outs = (x * 3).grad_fn.unpack(); inputs[0] is x, outs
+        (True, None)
+        """
         if self.released:
             raise RuntimeError(
                 f"Trying to backward through the graph a second time (node {self.name}): its saved "
@@ -89,6 +94,10 @@ class Node:
         A node that saved nothing (add, reshape, ...) keeps its inputs' metadata
         and may run again, as in PyTorch.  ``backward_fn`` goes too: a custom
         Function's context (and what it saved) lives in it.
+
+        >>> x = eagerad.tensor(2.0, requires_grad=True); node = (x * x).grad_fn
+        >>> node.release(); node.released
+        True
         """
         if self.saved_versions or self.out_data is not None:
             self.released = True

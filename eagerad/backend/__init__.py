@@ -11,7 +11,12 @@ _loaded = {}
 
 
 def get(device_type):
-    """The backend module for ``'cpu'`` or ``'cuda'`` (imported on first use)."""
+    """The backend module for ``'cpu'`` or ``'cuda'`` (imported on first use, so a machine
+    without CUDA never imports the CUDA backend).
+
+    >>> get("cpu").name
+    'cpu'
+    """
     mod = _loaded.get(device_type)
     if mod is None:
         try:

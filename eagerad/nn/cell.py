@@ -30,6 +30,12 @@ class Cell:
     Subclasses write ``construct`` (MindSpore) or ``forward`` (PyTorch); calling the
     cell runs it.  ``training`` starts True (PyTorch's default), so Dropout is active
     until ``set_train(False)`` / ``eval()``.
+
+    >>> class Twice(Cell):
+    ...     def construct(self, x):
+    ...         return x * 2
+    >>> Twice()(eagerad.ones(2)).tolist()
+    [2.0, 2.0]
     """
 
     def __init__(self, auto_prefix=True, flags=None):
@@ -70,21 +76,39 @@ class Cell:
         object.__delattr__(self, name)
 
     def insert_param_to_cell(self, param_name, param):
-        """Register ``param`` under ``param_name`` (MindSpore)."""
+        """Register ``param`` under ``param_name`` (MindSpore).
+
+        >>> c = Cell()
+        >>> c.insert_param_to_cell('w', Parameter(eagerad.zeros(2)))
+        >>> [p.name for p in c.get_parameters()]
+        ['w']
+        """
         if not isinstance(param, Parameter):
             raise TypeError(f"insert_param_to_cell: {param_name!r} must be a Parameter, "
                             f"got {type(param).__name__}")
         setattr(self, param_name, param)
 
     def register_parameter(self, name, param):
-        """Register ``param`` under ``name`` (PyTorch); ``None`` is stored as a plain attribute."""
+        """Register ``param`` under ``name`` (PyTorch); ``None`` is stored as a plain attribute.
+
+        >>> c = Cell()
+        >>> c.register_parameter('bias', None)
+        >>> c.bias is None, list(c.parameters())
+        (True, [])
+        """
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"register_parameter: {name!r} must be a Parameter or None, "
                             f"got {type(param).__name__}")
         setattr(self, name, param)
 
     def insert_child_to_cell(self, child_name, child_cell):
-        """Register ``child_cell`` under ``child_name`` (MindSpore)."""
+        """Register ``child_cell`` under ``child_name`` (MindSpore).
+
+        >>> c = Cell()
+        >>> c.insert_child_to_cell('act', eagerad.nn.ReLU())
+        >>> list(c.name_cells())
+        ['act']
+        """
         if not isinstance(child_cell, Cell):
             raise TypeError(f"insert_child_to_cell: {child_name!r} must be a Cell, "
                             f"got {type(child_cell).__name__}")
@@ -94,13 +118,24 @@ class Cell:
 
     # ---------------------------------------------------------------- calling
     def construct(self, *args, **kwargs):
-        """The computation; defaults to ``forward`` for PyTorch-style subclasses."""
+        """The computation; defaults to ``forward`` for PyTorch-style subclasses.
+
+        >>> class Half(Cell):
+        ...     def forward(self, x):
+        ...         return x / 2
+        >>> Half().construct(eagerad.ones(1)).tolist()
+        [0.5]
+        """
         if type(self).forward is Cell.forward:
             raise NotImplementedError(f"{type(self).__name__} must define construct() or forward()")
         return self.forward(*args, **kwargs)
 
     def forward(self, *args, **kwargs):
-        """PyTorch's name for ``construct``."""
+        """PyTorch's name for ``construct``.
+
+        >>> eagerad.nn.ReLU().forward(eagerad.tensor([-1.0, 2.0])).tolist()
+        [0.0, 2.0]
+        """
         if type(self).construct is Cell.construct:
             raise NotImplementedError(f"{type(self).__name__} must define construct() or forward()")
         return self.construct(*args, **kwargs)
@@ -110,16 +145,29 @@ class Cell:
 
     # ------------------------------------------------------------- traversal
     def name_cells(self):
-        """The direct children as an ordered ``{name: cell}``."""
+        """The direct children as an ordered ``{name: cell}``.
+
+        >>> list(eagerad.nn.SequentialCell(eagerad.nn.ReLU(), eagerad.nn.Tanh()).name_cells())
+        ['0', '1']
+        """
         return OrderedDict((n, getattr(self, n)) for n in self._registry()[1])
 
     def cells(self):
-        """The direct children."""
+        """The direct children.
+
+        >>> eagerad.nn.SequentialCell(eagerad.nn.ReLU()).cells()
+        [ReLU<>]
+        """
         return list(self.name_cells().values())
 
     children = cells
 
     def named_children(self):
+        """``(name, cell)`` for each direct child (PyTorch's spelling of ``name_cells``).
+
+        >>> [n for n, _ in eagerad.nn.SequentialCell(eagerad.nn.ReLU()).named_children()]
+        ['0']
+        """
         return iter(self.name_cells().items())
 
     def cells_and_names(self, cells=None, name_prefix=""):
@@ -139,9 +187,19 @@ class Cell:
             yield from child.cells_and_names(seen, path)
 
     def named_modules(self):
+        """``(path, cell)`` for the whole tree, self first (PyTorch's ``cells_and_names``).
+
+        >>> [n for n, _ in eagerad.nn.SequentialCell(eagerad.nn.ReLU()).named_modules()]
+        ['', '0']
+        """
         return self.cells_and_names()
 
     def modules(self):
+        """Every cell of the tree, self first, each once (PyTorch), e.g. to find layers by type.
+
+        >>> [type(c).__name__ for c in eagerad.nn.SequentialCell(eagerad.nn.ReLU()).modules()]
+        ['SequentialCell', 'ReLU']
+        """
         return (cell for _, cell in self.cells_and_names())
 
     def parameters_and_names(self, name_prefix="", expand=True):
@@ -161,15 +219,27 @@ class Cell:
                     yield (f"{path}.{name}" if path else name), p
 
     def named_parameters(self, prefix="", recurse=True):
-        """PyTorch's spelling of ``parameters_and_names``."""
+        """PyTorch's spelling of ``parameters_and_names``.
+
+        >>> [n for n, _ in eagerad.nn.Linear(2, 1).named_parameters()]
+        ['weight', 'bias']
+        """
         return self.parameters_and_names(prefix, expand=recurse)
 
     def get_parameters(self, expand=True):
-        """Iterator over all parameters (MindSpore)."""
+        """Iterator over all parameters (MindSpore).
+
+        >>> len(list(eagerad.nn.Dense(2, 1).get_parameters()))
+        2
+        """
         return (p for _, p in self.parameters_and_names(expand=expand))
 
     def parameters(self, recurse=True):
-        """Iterator over all parameters (PyTorch)."""
+        """Iterator over all parameters (PyTorch).
+
+        >>> [p.shape for p in eagerad.nn.Linear(3, 2).parameters()]
+        [(2, 3), (2,)]
+        """
         return self.get_parameters(expand=recurse)
 
     def trainable_params(self, recurse=True):
@@ -182,6 +252,13 @@ class Cell:
         return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
 
     def untrainable_params(self, recurse=True):
+        """The frozen parameters (``requires_grad=False``), as a list: what optimizers leave alone.
+
+        >>> d = eagerad.nn.Dense(2, 1)
+        >>> _ = d.bias.requires_grad_(False)
+        >>> [p.name for p in d.untrainable_params()]
+        ['bias']
+        """
         return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
 
     def parameters_dict(self, recurse=True):
@@ -194,42 +271,83 @@ class Cell:
         return OrderedDict(self.parameters_and_names(expand=recurse))
 
     def state_dict(self):
-        """``{path: Tensor}`` detached from the parameters (PyTorch); shares their memory."""
+        """``{path: Tensor}`` detached from the parameters (PyTorch); shares their memory.
+
+        >>> sd = eagerad.nn.Dense(2, 1).state_dict()
+        >>> list(sd), sd['weight'].requires_grad
+        (['weight', 'bias'], False)
+        """
         return OrderedDict((n, p.detach()) for n, p in self.parameters_and_names())
 
     def load_state_dict(self, state_dict, strict=True):
-        """Copy ``state_dict``'s values into the parameters (PyTorch); see ``load_param_into_net``."""
+        """Copy ``state_dict``'s values into the parameters (PyTorch); see ``load_param_into_net``.
+
+        >>> a, b = eagerad.nn.Dense(2, 1), eagerad.nn.Dense(2, 1)
+        >>> _ = b.load_state_dict(a.state_dict())
+        >>> a.weight.tolist() == b.weight.tolist()
+        True
+        """
         from ..serialization import load_param_into_net
         return load_param_into_net(self, state_dict, strict_load=strict)
 
     # ------------------------------------------------------------- modes, grads
     def set_train(self, mode=True):
-        """Training (True) or inference (False) mode for this cell and all sub-cells."""
+        """Training (True) or inference (False) mode for this cell and all sub-cells.
+
+        >>> net = eagerad.nn.SequentialCell(eagerad.nn.Dropout())
+        >>> net.set_train(False)[0].training
+        False
+        """
         for _, cell in self.cells_and_names():
             cell.__dict__["training"] = bool(mode)
         return self
 
     def train(self, mode=True):
-        """PyTorch's ``set_train``."""
+        """PyTorch's ``set_train``.
+
+        >>> eagerad.nn.Dropout().train(False).training
+        False
+        """
         return self.set_train(mode)
 
     def eval(self):
-        """Inference mode (Dropout off); same as ``set_train(False)``."""
+        """Inference mode (Dropout off); same as ``set_train(False)``.
+
+        >>> eagerad.nn.Dropout().eval().training
+        False
+        """
         return self.set_train(False)
 
     def requires_grad_(self, requires_grad=True):
+        """Freeze (False) or unfreeze every parameter of the tree, e.g. a pretrained backbone
+        while fine-tuning a head; returns the cell.
+
+        >>> eagerad.nn.Dense(2, 1).requires_grad_(False).trainable_params()
+        []
+        """
         for p in self.get_parameters():
             p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none=True):
-        """Forget the ``.grad`` accumulated by ``backward`` in every parameter."""
+        """Forget the ``.grad`` accumulated by ``backward`` in every parameter.
+
+        >>> d = eagerad.nn.Dense(1, 1)
+        >>> d(eagerad.ones(1, 1)).sum().backward()
+        >>> d.zero_grad(); d.weight.grad is None
+        True
+        """
         for p in self.get_parameters():
             if p.grad is not None:
                 p.grad = None if set_to_none else p.grad * 0
 
     def to(self, device):
-        """Move every parameter's buffer to ``device`` in place (names and identity stay)."""
+        """Move every parameter's buffer to ``device`` in place (names and identity stay).
+
+        >>> d = eagerad.nn.Dense(1, 1)
+        >>> d.to('cpu') is d, d.weight.device
+        (True, device(type='cpu'))
+        """
         dev = as_device(device)
         for p in self.get_parameters():
             if p.device != dev:
@@ -239,14 +357,32 @@ class Cell:
         return self
 
     def cpu(self):
+        """Every parameter moved to host memory (``to('cpu')``), e.g. before saving.
+
+        >>> d = eagerad.nn.Dense(1, 1)
+        >>> d.cpu() is d, d.weight.device
+        (True, device(type='cpu'))
+        """
         return self.to("cpu")
 
     def cuda(self, index=0):
+        """Every parameter moved to GPU ``index`` (``to('cuda:<index>')``); needs numba-cuda and a GPU.
+
+        >>> eagerad.nn.Dense(1, 1).cuda().weight.device   # doctest: +SKIP
+        device(type='cuda', index=0)
+        """
         return self.to(f"cuda:{index}")
 
     # --------------------------------------------------------------- printing
     def extend_repr(self):
-        """Extra text shown inside the parentheses of ``repr`` (layer settings)."""
+        """Extra text shown inside the parentheses of ``repr`` (layer settings).
+
+        >>> class Scale(Cell):
+        ...     def extend_repr(self):
+        ...         return "k=2"
+        >>> Scale()
+        Scale<k=2>
+        """
         return ""
 
     def __repr__(self):

@@ -30,12 +30,20 @@ def _fans(shape):
 
 
 def zeros(shape, dtype=dt.float32):
-    """All zeros. ``zeros((2,)).tolist() == [0.0, 0.0]``"""
+    """All zeros (MindSpore's ``'zeros'``), the usual bias start.
+
+    >>> zeros((2,)).tolist()
+    [0.0, 0.0]
+    """
     return full(tuple(shape), 0.0, dtype=dtype)
 
 
 def ones(shape, dtype=dt.float32):
-    """All ones. ``ones((2,)).tolist() == [1.0, 1.0]``"""
+    """All ones (MindSpore's ``'ones'``), e.g. a normalisation scale.
+
+    >>> ones((2,)).tolist()
+    [1.0, 1.0]
+    """
     return full(tuple(shape), 1.0, dtype=dtype)
 
 
@@ -49,7 +57,11 @@ def normal(shape, sigma=0.01, mean=0.0, dtype=dt.float32):
 
 
 def uniform(shape, scale=0.07, dtype=dt.float32):
-    """U(-scale, scale) samples (MindSpore's ``Uniform``)."""
+    """U(-scale, scale) samples (MindSpore's ``Uniform``).
+
+    >>> float(abs(uniform((1000,), scale=0.5).numpy()).max()) <= 0.5
+    True
+    """
     return (rand(*shape, dtype=dtype) * 2 - 1) * scale
 
 
@@ -65,7 +77,11 @@ def xavier_uniform(shape, gain=1.0, dtype=dt.float32):
 
 def he_uniform(shape, negative_slope=math.sqrt(5), dtype=dt.float32):
     """U(-a, a) with ``a = sqrt(6 / ((1 + slope**2) fan_in))``; the default slope gives
-    ``a = 1/sqrt(fan_in)``, the Dense/Linear default of MindSpore 2.x and PyTorch."""
+    ``a = 1/sqrt(fan_in)``, the Dense/Linear default of MindSpore 2.x and PyTorch.
+
+    >>> float(abs(he_uniform((2, 4)).numpy()).max()) <= 0.5   # fan_in 4: a = 1/2
+    True
+    """
     fan_in, _ = _fans(shape)
     return uniform(shape, math.sqrt(6.0 / ((1 + negative_slope ** 2) * fan_in)), dtype)
 
@@ -102,28 +118,55 @@ def initializer(init, shape, dtype=dt.float32):
 
 
 def constant_(t, val):
-    """Fill ``t`` with ``val`` in place."""
+    """Fill ``t`` with ``val`` in place.
+
+    >>> constant_(eagerad.zeros(2), 3).tolist()
+    [3.0, 3.0]
+    """
     return assign(t, full(t.shape, float(val), dtype=t.dtype))
 
 
 def zeros_(t):
+    """Fill ``t`` with zeros in place (PyTorch), e.g. to reset a bias.
+
+    >>> zeros_(eagerad.ones(2)).tolist()
+    [0.0, 0.0]
+    """
     return constant_(t, 0.0)
 
 
 def ones_(t):
+    """Fill ``t`` with ones in place (PyTorch).
+
+    >>> ones_(eagerad.zeros(2)).tolist()
+    [1.0, 1.0]
+    """
     return constant_(t, 1.0)
 
 
 def normal_(t, mean=0.0, std=1.0):
-    """Fill ``t`` with N(mean, std**2) samples (PyTorch: std defaults to 1)."""
+    """Fill ``t`` with N(mean, std**2) samples (PyTorch: std defaults to 1).
+
+    >>> normal_(eagerad.zeros(3), mean=5.0, std=0.0).tolist()
+    [5.0, 5.0, 5.0]
+    """
     return assign(t, normal(t.shape, std, mean, t.dtype))
 
 
 def uniform_(t, a=0.0, b=1.0):
-    """Fill ``t`` with U(a, b) samples."""
+    """Fill ``t`` with U(a, b) samples.
+
+    >>> t = uniform_(eagerad.zeros(100), 2.0, 3.0).numpy()
+    >>> bool(((t >= 2) & (t <= 3)).all())
+    True
+    """
     return assign(t, rand(*t.shape, dtype=t.dtype) * (b - a) + a)
 
 
 def xavier_uniform_(t, gain=1.0):
-    """Fill ``t`` with Glorot-uniform samples (see ``xavier_uniform``)."""
+    """Fill ``t`` with Glorot-uniform samples (see ``xavier_uniform``).
+
+    >>> float(abs(xavier_uniform_(eagerad.zeros(3, 3)).numpy()).max()) <= 1.0   # a = 1
+    True
+    """
     return assign(t, xavier_uniform(t.shape, gain, t.dtype))

@@ -15,7 +15,12 @@ from ..tensor import Tensor
 
 
 def assign(param, value):
-    """Copy ``value`` (a Tensor or array-like of ``param``'s shape) into ``param``'s buffer."""
+    """Copy ``value`` (a Tensor or array-like of ``param``'s shape) into ``param``'s buffer.
+
+    >>> w = eagerad.Parameter(eagerad.zeros(2), name='w')
+    >>> assign(w, [1.0, 2.0]).tolist()
+    [1.0, 2.0]
+    """
     if not isinstance(value, Tensor):
         value = Tensor(value, dtype=param.dtype)
     if value.shape != param.shape:

@@ -15,43 +15,112 @@ from .init import he_uniform, initializer, uniform
 
 
 class ReLU(Cell):
-    """``max(x, 0)``."""
+    """``max(x, 0)``.
+
+    >>> ReLU()(eagerad.tensor([-1.0, 2.0])).tolist()
+    [0.0, 2.0]
+    """
 
     def construct(self, x):
+        """``max(x, 0)`` elementwise.
+
+        >>> ReLU().construct(eagerad.tensor([-1.0, 2.0])).tolist()
+        [0.0, 2.0]
+        """
         return ops.relu(x)
 
 
 class Tanh(Cell):
+    """``tanh(x)``: a bounded, zero-centred activation.
+
+    >>> Tanh()(eagerad.tensor([0.0])).tolist()
+    [0.0]
+    """
+
     def construct(self, x):
+        """``tanh(x)`` elementwise.
+
+        >>> Tanh().construct(eagerad.tensor([0.0])).tolist()
+        [0.0]
+        """
         return ops.tanh(x)
 
 
 class Sigmoid(Cell):
+    """``1 / (1 + exp(-x))``: squashes to (0, 1), e.g. for gates and binary outputs.
+
+    >>> Sigmoid()(eagerad.tensor([0.0])).tolist()
+    [0.5]
+    """
+
     def construct(self, x):
+        """``sigmoid(x)`` elementwise.
+
+        >>> Sigmoid().construct(eagerad.tensor([0.0])).tolist()
+        [0.5]
+        """
         return ops.sigmoid(x)
 
 
 class Softmax(Cell):
-    """Softmax along ``axis`` (PyTorch's ``dim`` is accepted too)."""
+    """Softmax along ``axis`` (PyTorch's ``dim`` is accepted too).
+
+    >>> Softmax()(eagerad.tensor([[0.0, 0.0]])).tolist()
+    [[0.5, 0.5]]
+    """
 
     def __init__(self, axis=-1, dim=None):
         super().__init__()
         self.axis = axis if dim is None else dim
 
     def construct(self, x):
+        """Softmax of ``x`` along ``self.axis``.
+
+        >>> Softmax(dim=0).construct(eagerad.tensor([0.0, 0.0])).tolist()
+        [0.5, 0.5]
+        """
         return ops.softmax(x, self.axis)
 
     def extend_repr(self):
+        """Shows the axis in ``repr``.
+
+        >>> Softmax(dim=0)
+        Softmax<axis=0>
+        """
         return f"axis={self.axis}"
 
 
 class LogSoftmax(Softmax):
+    """``log(softmax(x))`` along ``axis``, computed stably, for negative log-likelihood losses.
+
+    >>> [round(v, 4) for v in LogSoftmax()(eagerad.tensor([0.0, 0.0])).tolist()]
+    [-0.6931, -0.6931]
+    """
+
     def construct(self, x):
+        """Log-softmax of ``x`` along ``self.axis``; finite even for very negative logits.
+
+        >>> LogSoftmax().construct(eagerad.tensor([0.0, -1000.0])).tolist()
+        [0.0, -1000.0]
+        """
         return ops.log_softmax(x, self.axis)
 
 
 class Identity(Cell):
+    """Returns its input unchanged: a placeholder where a layer is optional.
+
+    >>> x = eagerad.ones(2)
+    >>> Identity()(x) is x
+    True
+    """
+
     def construct(self, x):
+        """``x`` itself (no copy, no graph node).
+
+        >>> x = eagerad.ones(2)
+        >>> Identity().construct(x) is x
+        True
+        """
         return x
 
 
@@ -72,13 +141,22 @@ def get_activation(name):
 
 
 class Flatten(Cell):
-    """Keep the batch axis, flatten the rest: ``(N, a, b) -> (N, a*b)``."""
+    """Keep the batch axis, flatten the rest: ``(N, a, b) -> (N, a*b)``.
+
+    >>> Flatten()(eagerad.ones(2, 3, 4)).shape
+    (2, 12)
+    """
 
     def __init__(self, start_dim=1, end_dim=-1):
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
 
     def construct(self, x):
+        """``x`` with axes ``start_dim..end_dim`` merged into one.
+
+        >>> Flatten(0).construct(eagerad.ones(2, 3)).shape
+        (6,)
+        """
         return ops.flatten(x, self.start_dim, self.end_dim)
 
 
@@ -114,6 +192,11 @@ class Dense(Cell):
         self.activation = get_activation(activation) if isinstance(activation, str) else activation
 
     def construct(self, x):
+        """``x @ weight.T + bias`` (then the activation); ``x``'s last axis must be ``in_channels``.
+
+        >>> Dense(2, 1, weight_init='ones', bias_init='zeros').construct(eagerad.ones(1, 2)).tolist()
+        [[2.0]]
+        """
         if x.shape[-1] != self.in_channels:
             raise ValueError(f"Dense: input of shape {x.shape} has {x.shape[-1]} features in "
                              f"its last axis, the layer expects in_channels={self.in_channels}")
@@ -123,12 +206,21 @@ class Dense(Cell):
         return out if self.activation is None else self.activation(out)
 
     def extend_repr(self):
+        """Shows the layer's sizes in ``repr`` (MindSpore's wording).
+
+        >>> Dense(3, 2)
+        Dense<input_channels=3, output_channels=2, has_bias=True>
+        """
         return f"input_channels={self.in_channels}, output_channels={self.out_channels}, " \
                f"has_bias={self.has_bias}"
 
 
 class Linear(Dense):
-    """PyTorch's name: ``Linear(in_features, out_features, bias=True)``."""
+    """PyTorch's name: ``Linear(in_features, out_features, bias=True)``.
+
+    >>> Linear(3, 2, bias=False).bias is None
+    True
+    """
 
     def __init__(self, in_features, out_features, bias=True, dtype=None):
         super().__init__(in_features, out_features, has_bias=bias, dtype=dtype)
@@ -153,6 +245,11 @@ class Dropout(Cell):
         self.p = p
 
     def construct(self, x):
+        """``x`` times a fresh keep mask scaled by ``1/(1-p)`` in training, ``x`` itself in eval mode.
+
+        >>> sorted(set(Dropout(p=0.5).construct(eagerad.ones(100)).tolist()))   # kept ones doubled
+        [0.0, 2.0]
+        """
         if not self.training or self.p == 0.0:
             return x
         keep = 1.0 - self.p
@@ -160,6 +257,11 @@ class Dropout(Cell):
         return x * Tensor._make(mask, x.device) * (1.0 / keep)
 
     def extend_repr(self):
+        """Shows the drop probability in ``repr``.
+
+        >>> Dropout(p=0.25)
+        Dropout<p=0.25>
+        """
         return f"p={self.p}"
 
 
@@ -181,11 +283,21 @@ class SequentialCell(Cell):
             self.insert_child_to_cell(name, cell)
 
     def construct(self, x):
+        """``x`` passed through each cell in order.
+
+        >>> SequentialCell(ReLU(), Sigmoid()).construct(eagerad.tensor([-3.0])).tolist()
+        [0.5]
+        """
         for cell in self.cells():
             x = cell(x)
         return x
 
     def append(self, cell):
+        """Add ``cell`` at the end (named by its position); returns the SequentialCell.
+
+        >>> len(SequentialCell().append(ReLU()))
+        1
+        """
         self.insert_child_to_cell(str(len(self)), cell)
         return self
 
@@ -213,6 +325,12 @@ class CellList(SequentialCell):
     """
 
     def construct(self, *args, **kwargs):
+        """Refuses to run: a CellList only holds cells, the caller decides how to chain them.
+
+        >>> CellList([ReLU()])(eagerad.ones(1))
+        Traceback (most recent call last):
+        TypeError: CellList is a container, not a layer: iterate over it and call its cells
+        """
         raise TypeError("CellList is a container, not a layer: iterate over it and call its cells")
 
 

@@ -13,7 +13,11 @@ from .cell import Cell
 
 
 class LossBase(Cell):
-    """Holds and validates ``reduction``; subclasses compute the per-element loss."""
+    """Holds and validates ``reduction``; subclasses compute the per-element loss.
+
+    >>> LossBase(reduction='sum').get_loss(eagerad.tensor([1.0, 2.0])).item()
+    3.0
+    """
 
     def __init__(self, reduction="mean"):
         super().__init__()
@@ -23,10 +27,19 @@ class LossBase(Cell):
         self.reduction = reduction
 
     def get_loss(self, x):
-        """Apply ``reduction`` to the per-element loss ``x`` (MindSpore's name)."""
+        """Apply ``reduction`` to the per-element loss ``x`` (MindSpore's name).
+
+        >>> LossBase().get_loss(eagerad.tensor([1.0, 2.0])).item()
+        1.5
+        """
         return reduce_loss(x, self.reduction, type(self).__name__)
 
     def extend_repr(self):
+        """Shows the reduction in ``repr``.
+
+        >>> MSELoss(reduction='sum')
+        MSELoss<reduction='sum'>
+        """
         return f"reduction={self.reduction!r}"
 
 
@@ -47,6 +60,11 @@ class MSELoss(LossBase):
     """
 
     def construct(self, logits, labels):
+        """The reduced squared error; ``labels`` may be array-like and must match ``logits``' shape.
+
+        >>> MSELoss().construct(eagerad.tensor([1.0, 3.0]), [0.0, 0.0]).item()
+        5.0
+        """
         labels = _check_same_shape("MSELoss", logits, labels)
         return self.get_loss(ops.square(logits - labels))
 
@@ -60,6 +78,11 @@ class L1Loss(LossBase):
     """
 
     def construct(self, logits, labels):
+        """The reduced absolute error; ``labels`` may be array-like and must match ``logits``' shape.
+
+        >>> L1Loss().construct(eagerad.tensor([1.0, -3.0]), [0.0, 0.0]).item()
+        2.0
+        """
         labels = _check_same_shape("L1Loss", logits, labels)
         return self.get_loss(ops.abs(logits - labels))
 
@@ -74,19 +97,37 @@ class CrossEntropyLoss(LossBase):
     """
 
     def construct(self, logits, labels):
+        """The reduced cross-entropy (see ``ops.cross_entropy``); labels are class indices or probabilities.
+
+        >>> loss = CrossEntropyLoss(reduction='none')
+        >>> out = loss.construct(eagerad.tensor([[0.0, 0.0]]), eagerad.tensor([[0.5, 0.5]]))
+        >>> out.shape, round(out[0].item(), 4)
+        ((1,), 0.6931)
+        """
         return cross_entropy(logits, labels, reduction=self.reduction)
 
 
 class SoftmaxCrossEntropyWithLogits(LossBase):
     """MindSpore's loss: ``sparse=True`` takes integer labels, ``sparse=False`` one-hot
     (or probability) labels of the logits' shape; defaults as MindSpore (``sparse=False,
-    reduction='none'``)."""
+    reduction='none'``).
+
+    >>> loss = SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')
+    >>> round(loss(eagerad.tensor([[0.0, 0.0]]), eagerad.tensor([0])).item(), 6)
+    0.693147
+    """
 
     def __init__(self, sparse=False, reduction="none"):
         super().__init__(reduction)
         self.sparse = sparse
 
     def construct(self, logits, labels):
+        """The cross-entropy, after checking that the labels' dtype matches ``sparse``.
+
+        >>> out = SoftmaxCrossEntropyWithLogits().construct(eagerad.tensor([[0.0, 0.0]]), [[0.0, 1.0]])
+        >>> out.shape, round(out[0].item(), 4)
+        ((1,), 0.6931)
+        """
         labels = labels if isinstance(labels, Tensor) else Tensor(labels)
         is_int = labels.dtype.kind in "iu"
         if self.sparse != is_int:
@@ -96,4 +137,9 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
         return cross_entropy(logits, labels, reduction=self.reduction)
 
     def extend_repr(self):
+        """Shows ``sparse`` and the reduction in ``repr``.
+
+        >>> SoftmaxCrossEntropyWithLogits(sparse=True)
+        SoftmaxCrossEntropyWithLogits<sparse=True, reduction='none'>
+        """
         return f"sparse={self.sparse}, reduction={self.reduction!r}"

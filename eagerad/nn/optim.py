@@ -76,6 +76,13 @@ class Optimizer:
 
     Subclasses implement ``update(p, g, state, group) -> new value of p``, written
     with eagerad ops on detached tensors (run under ``no_grad``).
+
+    >>> class Halve(Optimizer):
+    ...     def update(self, p, g, state, group):
+    ...         return p * 0.5
+    >>> w = eagerad.Parameter(eagerad.tensor([4.0]), name='w')
+    >>> Halve([w], {'lr': 0.0, 'weight_decay': 0.0})((eagerad.tensor([0.0]),)), w.tolist()
+    (True, [2.0])
     """
 
     def __init__(self, params, defaults, loss_scale=1.0):
@@ -93,7 +100,11 @@ class Optimizer:
         self.state = {}
 
     def get_lr(self):
-        """The learning rate of the first parameter group."""
+        """The learning rate of the first parameter group.
+
+        >>> SGD([eagerad.Parameter(eagerad.zeros(1))], lr=0.25).get_lr()
+        0.25
+        """
         return self.param_groups[0]["lr"]
 
     def __call__(self, grads):
@@ -109,6 +120,11 @@ class Optimizer:
         """PyTorch style: apply each parameter's ``.grad`` (parameters without one are skipped).
 
         ``closure`` (optional) re-evaluates the model and returns the loss.
+
+        >>> w = eagerad.Parameter(eagerad.tensor([1.0]), name='w')
+        >>> (w * 2).sum().backward()
+        >>> SGD([w], lr=0.25).step(); w.tolist()
+        [0.5]
         """
         loss = None
         if closure is not None:
@@ -118,7 +134,13 @@ class Optimizer:
         return loss
 
     def zero_grad(self, set_to_none=True):
-        """Clear ``.grad`` of every parameter (None by default, or zeros)."""
+        """Clear ``.grad`` of every parameter (None by default, or zeros).
+
+        >>> w = eagerad.Parameter(eagerad.tensor([1.0]), name='w')
+        >>> (w * 2).sum().backward()
+        >>> SGD([w]).zero_grad(); w.grad is None
+        True
+        """
         for p in self.parameters:
             if p.grad is not None:
                 p.grad = None if set_to_none else p.grad * 0
@@ -145,7 +167,13 @@ class Optimizer:
 
     def update(self, p, g, state, group):
         """The new value of ``p`` (a detached alias of the parameter), or None when the
-        update wrote it into ``p``'s buffer in place (which bumps the version)."""
+        update wrote it into ``p``'s buffer in place (which bumps the version).
+
+        >>> opt = SGD([eagerad.Parameter(eagerad.zeros(1))], lr=0.5)
+        >>> p = eagerad.tensor([1.0])
+        >>> opt.update(p, eagerad.tensor([2.0]), {}, opt.param_groups[0]), p.tolist()
+        (None, [0.0])
+        """
         raise NotImplementedError
 
     def __repr__(self):
@@ -159,6 +187,13 @@ class SGD(Optimizer):
     Per step: ``g += wd * p``; ``buf = g`` on the first step, then
     ``buf = momentum * buf + (1 - dampening) * g``; ``g = g + momentum * buf`` if
     nesterov else ``buf``; ``p -= lr * g``.
+
+    >>> w = eagerad.Parameter(eagerad.tensor([1.0]), name='w')
+    >>> opt = SGD([w], lr=0.1, momentum=0.9)
+    >>> opt((eagerad.tensor([1.0]),)) and opt((eagerad.tensor([1.0]),))   # buf: 1, then 1.9
+    True
+    >>> round(w.item(), 6)
+    0.71
     """
 
     def __init__(self, params, learning_rate=None, momentum=0.0, dampening=0.0,
@@ -174,6 +209,13 @@ class SGD(Optimizer):
         super().__init__(params, defaults, loss_scale)
 
     def update(self, p, g, state, group):
+        """One SGD step written into ``p`` in place (so returns None); momentum lives in ``state``.
+
+        >>> opt = SGD([eagerad.Parameter(eagerad.zeros(1))], lr=0.5, weight_decay=1.0)
+        >>> p = eagerad.tensor([1.0])
+        >>> opt.update(p, eagerad.tensor([1.0]), {}, opt.param_groups[0]), p.tolist()   # g + wd p = 2
+        (None, [0.0])
+        """
         if group["weight_decay"]:
             g = g + p * group["weight_decay"]
         momentum = group["momentum"]
@@ -186,7 +228,12 @@ class SGD(Optimizer):
 
 
 class Momentum(SGD):
-    """MindSpore's ``Momentum(params, learning_rate, momentum)``: SGD with momentum."""
+    """MindSpore's ``Momentum(params, learning_rate, momentum)``: SGD with momentum.
+
+    >>> w = eagerad.Parameter(eagerad.tensor([1.0]), name='w')
+    >>> Momentum([w], 0.1, 0.9)((eagerad.tensor([1.0]),)), round(w.item(), 6)
+    (True, 0.9)
+    """
 
     def __init__(self, params, learning_rate=None, momentum=None, weight_decay=0.0,
                  loss_scale=1.0, use_nesterov=False, lr=None):
@@ -199,10 +246,11 @@ class Momentum(SGD):
 
 
 class Adam(Optimizer):
-    """Adam (Kingma & Ba) as PyTorch documents it, with L2 ``weight_decay`` added to g.
+    """The first step moves each weight by about ``lr`` whatever the gradient's scale:
 
-    Per step t: ``m = b1 m + (1-b1) g``; ``v = b2 v + (1-b2) g**2``;
-    ``p -= lr / (1-b1**t) * m / (sqrt(v) / sqrt(1-b2**t) + eps)``.
+    >>> w = eagerad.Parameter(eagerad.tensor([1.0]), name='w')
+    >>> Adam([w], lr=0.1)((eagerad.tensor([100.0]),)), round(w.item(), 6)
+    (True, 0.9)
     """
 
     decoupled = False
@@ -221,6 +269,14 @@ class Adam(Optimizer):
         super().__init__(params, defaults, loss_scale)
 
     def update(self, p, g, state, group):
+        """The Adam-updated value of ``p``; moments and the step count live in ``state``.
+
+        >>> opt = Adam([eagerad.Parameter(eagerad.zeros(1))], lr=0.1)
+        >>> state = {}
+        >>> new = opt.update(eagerad.tensor([1.0]), eagerad.tensor([-3.0]), state, opt.param_groups[0])
+        >>> round(new.item(), 6), state['step']
+        (1.1, 1)
+        """
         lr, wd, b1, b2 = group["lr"], group["weight_decay"], group["beta1"], group["beta2"]
         t = state["step"] = state.get("step", 0) + 1
         if wd and self.decoupled:
@@ -237,7 +293,12 @@ class Adam(Optimizer):
 
 class AdamW(Adam):
     """Adam with decoupled weight decay (Loshchilov & Hutter): ``p *= 1 - lr * wd`` before
-    the Adam step instead of adding ``wd * p`` to g; ``weight_decay`` defaults to 0.01."""
+    the Adam step instead of adding ``wd * p`` to g; ``weight_decay`` defaults to 0.01.
+
+    >>> w = eagerad.Parameter(eagerad.tensor([1.0]), name='w')
+    >>> AdamW([w], lr=0.1, weight_decay=0.5)((eagerad.tensor([0.0]),)), round(w.item(), 6)   # 1 - 0.1 * 0.5
+    (True, 0.95)
+    """
 
     decoupled = True
     default_weight_decay = 0.01

@@ -21,7 +21,13 @@ from .cell import Cell
 
 
 class WithLossCell(Cell):
-    """``loss_fn(backbone(data), label)``: a network that outputs its loss."""
+    """``loss_fn(backbone(data), label)``: a network that outputs its loss.
+
+    >>> net = WithLossCell(eagerad.nn.Dense(2, 1, weight_init='zeros', bias_init='zeros'),
+    ...                    eagerad.nn.MSELoss())
+    >>> net(eagerad.ones(3, 2), eagerad.ones(3, 1)).item()
+    1.0
+    """
 
     def __init__(self, backbone, loss_fn):
         super().__init__(auto_prefix=False)
@@ -29,10 +35,21 @@ class WithLossCell(Cell):
         self._loss_fn = loss_fn
 
     def construct(self, data, label):
+        """``loss_fn(backbone(data), label)``.
+
+        >>> net = WithLossCell(eagerad.nn.Identity(), eagerad.nn.L1Loss(reduction='sum'))
+        >>> net.construct(eagerad.tensor([1.0, 2.0]), eagerad.tensor([0.0, 0.0])).item()
+        3.0
+        """
         return self._loss_fn(self._backbone(data), label)
 
     @property
     def backbone_network(self):
+        """The wrapped network without its loss (MindSpore), e.g. for evaluation.
+
+        >>> WithLossCell(eagerad.nn.ReLU(), eagerad.nn.MSELoss()).backbone_network
+        ReLU<>
+        """
         return self._backbone
 
 
@@ -76,6 +93,12 @@ class TrainOneStepCell(Cell):
 
     ``sens`` scales the loss gradient (MindSpore); ``clip_global_norm`` (an eagerad
     extension) clips the gradients by their global norm before the update.
+
+    >>> net = WithLossCell(eagerad.nn.Dense(1, 1, has_bias=False, weight_init='zeros'),
+    ...                    eagerad.nn.MSELoss())
+    >>> step = TrainOneStepCell(net, eagerad.nn.SGD(net.trainable_params(), lr=0.25))
+    >>> step(eagerad.ones(1, 1), eagerad.ones(1, 1)).item(), net.backbone_network.weight.tolist()
+    (1.0, [[0.5]])
     """
 
     def __init__(self, network, optimizer, sens=1.0, *, clip_global_norm=None):
@@ -87,6 +110,15 @@ class TrainOneStepCell(Cell):
         self.clip_global_norm = clip_global_norm
 
     def construct(self, *inputs):
+        """Forward, gradients of ``sens * loss``, optional clipping, one optimizer update; returns the loss.
+
+        >>> net = WithLossCell(eagerad.nn.Dense(1, 1, has_bias=False, weight_init='zeros'),
+        ...                    eagerad.nn.MSELoss())
+        >>> step = TrainOneStepCell(net, eagerad.nn.SGD(net.trainable_params(), lr=0.25), sens=2.0)
+        >>> _ = step.construct(eagerad.ones(1, 1), eagerad.ones(1, 1))
+        >>> net.backbone_network.weight.tolist()   # the gradient was doubled
+        [[1.0]]
+        """
         loss, grads = loss_and_grads(self.network, self.weights, inputs, self.sens)
         self.optimizer(_clip(grads, self.clip_global_norm))
         return loss
@@ -99,6 +131,14 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
     ``scale_sense`` is a number/Tensor (static scale) or a loss scaler with
     ``scale_value`` and ``adjust(finite)`` such as ``eagerad.amp.DynamicLossScaler``.
     Returns ``(loss, overflow, scale)`` like MindSpore.
+
+    >>> net = WithLossCell(eagerad.nn.Dense(1, 1, has_bias=False, weight_init='zeros'),
+    ...                    eagerad.nn.MSELoss())
+    >>> step = TrainOneStepWithLossScaleCell(net, eagerad.nn.SGD(net.trainable_params(), lr=0.25),
+    ...                                      scale_sense=1024.0)
+    >>> loss, overflow, scale = step(eagerad.ones(1, 1), eagerad.ones(1, 1))
+    >>> loss.item(), bool(overflow), scale.item(), net.backbone_network.weight.tolist()
+    (1.0, False, 1024.0, [[0.5]])
     """
 
     def __init__(self, network, optimizer, scale_sense, *, clip_global_norm=None):
@@ -107,6 +147,15 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         self.scale_sense = None if self.scaler else float(scale_sense)
 
     def construct(self, *inputs):
+        """A scaled step: the update is skipped when an unscaled gradient is not finite.
+
+        >>> net = WithLossCell(eagerad.nn.Dense(1, 1, has_bias=False, weight_init='zeros'),
+        ...                    eagerad.nn.MSELoss())
+        >>> step = TrainOneStepWithLossScaleCell(net, eagerad.nn.SGD(net.trainable_params()), 1e38)
+        >>> loss, overflow, scale = step.construct(eagerad.full((1, 1), 10.0), eagerad.ones(1, 1))
+        >>> bool(overflow), net.backbone_network.weight.tolist()   # inf gradients: step skipped
+        (True, [[0.0]])
+        """
         scale = float(self.scaler.scale_value) if self.scaler else self.scale_sense
         loss, grads = loss_and_grads(self.network, self.weights, inputs, scale)
         grads = tuple(None if g is None else g / scale for g in grads)

@@ -18,7 +18,7 @@ from .nn_ops import cross_entropy, log_softmax, one_hot, softmax
 from .clip import clip_by_global_norm
 from .primitives import (Atanh, Cos, Cosh, Div, Exp, GradOperation, Log, MatMul, Mul, Neg, Pow,
                          ReduceSum, Sin, Sinh, Square, Tan, stop_gradient)
-from .reduction import amax, amin, argmax, argmin, logsumexp, max, mean, min, sum
+from .reduction import all, amax, amin, any, argmax, argmin, logsumexp, max, mean, min, sum
 from .registry import OPS, defop
 from .shape import (alias, astype, broadcast_to, cat, clone, concat, expand_dims, flatten,
                     getitem, reshape, squeeze, stack, swapaxes, to, transpose, unsqueeze)

@@ -11,7 +11,11 @@ from . import math, reduction
 
 
 def global_norm(tensors):
-    """sqrt of the sum of squares of every element of every tensor (float32 or wider)."""
+    """sqrt of the sum of squares of every element of every tensor (float32 or wider).
+
+    >>> global_norm([eagerad.Tensor([3.0]), eagerad.Tensor([[4]])]).item()
+    5.0
+    """
     total = None
     for t in tensors:
         sq = reduction.sum(math.square(t.astype("float32") if t.dtype.kind != "f" else t))

@@ -237,7 +237,11 @@ def fill_(self, value):
 
 
 def zero_(self):
-    """Set every element to zero; returns self (``p.grad.zero_()``)."""
+    """Set every element to zero; returns self (``p.grad.zero_()``).
+
+    >>> t = eagerad.Tensor([1.0, 2.0]); t.zero_() is t, t.tolist()
+    (True, [0.0, 0.0])
+    """
     return fill_(self, 0)
 
 
@@ -305,6 +309,10 @@ METHODS = {"add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "fill_": fill
 
 
 def install():
-    """Put the in-place methods on Tensor (called by ``eagerad.ops``)."""
+    """Put the in-place methods on Tensor (called by ``eagerad.ops``).
+
+    >>> install(); hasattr(Tensor, 'clamp_')
+    True
+    """
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)

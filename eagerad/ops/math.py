@@ -235,14 +235,23 @@ def _scalar(v):
 
 
 def as_tensor(v, like=None):
-    """Tensor for ``v``; plain data goes to ``like``'s device."""
+    """Tensor for ``v``; plain data goes to ``like``'s device.
+
+    >>> as_tensor([1, 2]), as_tensor(eagerad.ones(1)).shape
+    (Tensor(shape=[2], dtype=Int64, value= [1 2]), (1,))
+    """
     if isinstance(v, Tensor):
         return v
     return Tensor(v, device=like.device if like is not None else None)
 
 
 def operands(name, x, y, floating=False):
-    """Make ``x``, ``y`` ready for a binary op: common dtype, scalars stay weak."""
+    """Make ``x``, ``y`` ready for a binary op: common dtype, scalars stay weak.
+
+    >>> x, y = operands("add", eagerad.Tensor([1], dtype=eagerad.int32), eagerad.Tensor([1.5]))
+    >>> x.dtype, y.dtype
+    (dtype('float32'), dtype('float32'))
+    """
     # hot path (per-op overhead): two tensors of one dtype, or a floating tensor
     # with a Python float/int, need nothing done
     tx, ty = type(x), type(y)

@@ -43,6 +43,7 @@ _METHODS = {
     "sum": reduction.sum, "mean": reduction.mean, "max": reduction.max, "min": reduction.min,
     "amax": reduction.max, "amin": reduction.min, "logsumexp": reduction.logsumexp,
     "argmax": reduction.argmax, "argmin": reduction.argmin,
+    "any": reduction.any, "all": reduction.all,
     "reshape": shape.reshape, "view": shape.reshape, "transpose": shape.transpose,
     "permute": shape.transpose, "swapaxes": shape.swapaxes, "squeeze": shape.squeeze,
     "expand_dims": shape.expand_dims, "unsqueeze": shape.expand_dims, "flatten": shape.flatten,

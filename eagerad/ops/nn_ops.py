@@ -52,13 +52,21 @@ def _float_input(x, name):
 
 
 def softmax(x, axis=-1):
-    """``exp(x) / sum(exp(x))`` along ``axis``."""
+    """``exp(x) / sum(exp(x))`` along ``axis``.
+
+    >>> softmax(eagerad.Tensor([0.0, np.log(3.0)])).tolist()
+    [0.25, 0.75]
+    """
     x = _float_input(x, "softmax")
     return _softmax(x, axis=normalize_axis(axis, x.ndim)[0])
 
 
 def log_softmax(x, axis=-1):
-    """``x - logsumexp(x)`` along ``axis``; finite even for logits of +-1000."""
+    """``x - logsumexp(x)`` along ``axis``; finite even for logits of +-1000.
+
+    >>> log_softmax(eagerad.Tensor([1000.0, 1000.0])).tolist()
+    [-0.693, -0.693]
+    """
     x = _float_input(x, "log_softmax")
     return _log_softmax(x, axis=normalize_axis(axis, x.ndim)[0])
 
@@ -67,7 +75,12 @@ REDUCTIONS = ("mean", "sum", "none")
 
 
 def reduce_loss(loss, reduction, name):
-    """Apply a loss's ``reduction`` ('mean' | 'sum' | 'none')."""
+    """Apply a loss's ``reduction`` ('mean' | 'sum' | 'none').
+
+    >>> loss = eagerad.Tensor([1.0, 3.0])
+    >>> reduce_loss(loss, 'mean', 'l1').item(), reduce_loss(loss, 'sum', 'l1').item()
+    (2.0, 4.0)
+    """
     if reduction == "mean":
         return loss.mean()
     if reduction == "sum":

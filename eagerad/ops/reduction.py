@@ -83,7 +83,11 @@ def sum(x, axis=None, keepdims=False):
 
 
 def mean(x, axis=None, keepdims=False):
-    """Arithmetic mean over ``axis``."""
+    """Arithmetic mean over ``axis``.
+
+    >>> mean(eagerad.Tensor([[1, 2], [3, 6]]), axis=1).tolist()
+    [1.5, 4.5]
+    """
     x, axes = _prepare(x, axis, "mean")
     if x.dtype.kind != "f":
         x = x.astype(dt.default_float)
@@ -111,9 +115,31 @@ amax, amin = max, min
 
 
 def logsumexp(x, axis=None, keepdims=False):
-    """``log(sum(exp(x)))`` computed without overflow."""
+    """``log(sum(exp(x)))`` computed without overflow.
+
+    >>> logsumexp(eagerad.Tensor([1000.0, 1000.0])).item()
+    1000.6931...
+    """
     x, axes = _prepare(x, axis, "logsumexp")
     return _logsumexp(x, axes=axes, keepdims=bool(keepdims))
+
+
+def _truth(name):
+    op = defop(name, lambda B, x, axes, keepdims: B.reduce(name, x, axes, keepdims))
+
+    def fn(x, axis=None, keepdims=False):
+        x, axes = _prepare(x, axis, name)
+        return op(x, axes=axes, keepdims=bool(keepdims))
+    fn.__name__ = name
+    fn.__doc__ = (f"Whether {name} elements along ``axis`` are nonzero (a bool tensor; not "
+                  f"differentiable), e.g. to test a condition without Python's ``bool(t)``.\n\n"
+                  f"    >>> eagerad.tensor([[0.0, 1.0], [2.0, 3.0]]).{name}(axis=1).tolist()\n"
+                  f"    {[False, True] if name == 'all' else [True, True]}\n")
+    return fn
+
+
+any = _truth("any")
+all = _truth("all")
 
 
 def _arg(name):

@@ -24,7 +24,13 @@ OPS = {}
 
 
 class Op:
-    """Forward function, per-argument vjp/jvp rules and what backward must keep."""
+    """Forward function, per-argument vjp/jvp rules and what backward must keep.
+
+    >>> op = OPS['sin']; op, op.node_name
+    (<eagerad op sin>, 'SinBackward')
+    >>> op(eagerad.Tensor([0.0])).tolist()
+    [0.0]
+    """
     __slots__ = ("name", "node_name", "forward", "vjp", "jvp", "saves", "save_output",
                  "fast", "n_outputs", "view", "moves_device", "cases")
 
@@ -51,7 +57,12 @@ class Op:
 
 
 class PerArg:
-    """Rules for ops taking any number of tensors (concat): ``rule(i, g, ans, *args)``."""
+    """Rules for ops taking any number of tensors (concat): ``rule(i, g, ans, *args)``.
+
+    >>> rules = PerArg(lambda i, g, ans, *xs: g * i)
+    >>> rules[2](eagerad.Tensor([1.0]), None).tolist()
+    [2.0]
+    """
     __slots__ = ("rule",)
 
     def __init__(self, rule):
@@ -90,6 +101,12 @@ def defop(name, forward, vjp=None, jvp=None, saves=None, save_output=False, fast
     are seen through the other); ``moves_device`` ops take ``device=`` and put
     their output there.  ``cases`` are the op's gradcheck inputs (a list of
     ``Case``); the test-suite gradchecks every op to second order from them.
+
+    >>> twice = defop("doc_twice", lambda B, x: B.binary("mul", x, 2.0),
+    ...               vjp=lambda g, ans, x: g * 2, saves=())
+    >>> x = eagerad.tensor([1.0], requires_grad=True); twice(x).sum().backward(); x.grad.tolist()
+    [2.0]
+    >>> del OPS["doc_twice"]
     """
     op = Op(name, forward, _as_rules(vjp), _as_rules(jvp), saves, save_output,
             _as_rules(fast) if fast is not None else (), n_outputs, view, moves_device, cases)
@@ -99,13 +116,22 @@ def defop(name, forward, vjp=None, jvp=None, saves=None, save_output=False, fast
 
 class U:
     """A float64 input drawn uniformly from ``[low, high)`` (times a random sign when
-    ``signed``, which keeps values away from kinks at 0) for a gradcheck ``Case``."""
+    ``signed``, which keeps values away from kinks at 0) for a gradcheck ``Case``.
+
+    >>> U(2, 3, low=0.5).draw(np.random.default_rng(0)).shape
+    (2, 3)
+    """
     __slots__ = ("shape", "low", "high", "signed")
 
     def __init__(self, *shape, low=-1.0, high=1.0, signed=False):
         self.shape, self.low, self.high, self.signed = shape, low, high, signed
 
     def draw(self, rng):
+        """Sample the array from ``rng`` (a numpy Generator).
+
+        >>> bool((U(4, low=0.5, high=1.0, signed=True).draw(np.random.default_rng(0)) != 0).all())
+        True
+        """
         x = rng.uniform(self.low, self.high, self.shape)
         return x * rng.choice((-1.0, 1.0), self.shape) if self.signed else x
 
@@ -145,6 +171,9 @@ def apply(op, args, kwargs):
 
     This is the per-op hot path (a few microseconds on small tensors), so it
     walks ``args`` once and builds nothing for the graph unless it records.
+
+    >>> apply(OPS['mul'], (eagerad.tensor([2.0], requires_grad=True), 3.0), {}).grad_fn.name
+    'MulBackward'
     """
     device = None
     arrays = []
@@ -277,7 +306,11 @@ def _backward_arrays(op, kwargs, g, ans, inputs):
 
 
 def fit_gradient(g, like):
-    """Undo broadcasting by summing and match the input's dtype."""
+    """Undo broadcasting by summing and match the input's dtype.
+
+    >>> fit_gradient(eagerad.ones(2, 3), eagerad.Tensor([[1.0, 2.0, 3.0]])).tolist()
+    [[2.0, 2.0, 2.0]]
+    """
     if type(g) is Tensor and g._data.shape == like._data.shape and g._data.dtype == like._data.dtype:
         return g      # the usual case, checked first: this runs once per gradient
     if not isinstance(g, Tensor):
@@ -306,7 +339,11 @@ def _sum_to_array(B, arr, shape):
 
 
 def sum_to(g, shape):
-    """Sum ``g`` down to ``shape`` (the reverse of broadcasting ``shape`` up to ``g.shape``)."""
+    """Sum ``g`` down to ``shape`` (the reverse of broadcasting ``shape`` up to ``g.shape``).
+
+    >>> sum_to(eagerad.ones(2, 3), (3,)).tolist()
+    [2.0, 2.0, 2.0]
+    """
     axes = _sum_axes(g.shape, shape)
     if axes:
         g = g.sum(axis=axes, keepdims=True)

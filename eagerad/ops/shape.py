@@ -35,7 +35,11 @@ def _normalize_shape(shape, size, name="shape"):
 
 
 def normalize_axis(axis, ndim, name="axis"):
-    """Tuple of non-negative axes; ``None`` means all."""
+    """Tuple of non-negative axes; ``None`` means all.
+
+    >>> normalize_axis(-1, 3), normalize_axis(None, 2), normalize_axis((0, -2), 3)
+    ((2,), (0, 1), (0, 1))
+    """
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
@@ -100,7 +104,11 @@ def transpose(x, *axes):
 
 
 def swapaxes(x, axis0, axis1):
-    """Exchange two axes (PyTorch's ``transpose(dim0, dim1)``)."""
+    """Exchange two axes (PyTorch's ``transpose(dim0, dim1)``).
+
+    >>> swapaxes(eagerad.zeros(2, 3, 4), 0, 2).shape
+    (4, 3, 2)
+    """
     a, = normalize_axis(axis0, x.ndim, "axis0")
     b, = normalize_axis(axis1, x.ndim, "axis1")
     perm = list(range(x.ndim))
@@ -116,7 +124,11 @@ _broadcast = defop("broadcast_to", lambda B, x, shape: B.broadcast_to(x, shape),
 
 
 def broadcast_to(x, shape):
-    """Repeat ``x`` along size-1 / new leading dimensions to ``shape``."""
+    """Repeat ``x`` along size-1 / new leading dimensions to ``shape``.
+
+    >>> broadcast_to(eagerad.Tensor([1, 2]), (2, 2)).tolist()
+    [[1, 2], [1, 2]]
+    """
     x = as_tensor(x)
     shape = tuple(int(s) for s in shape)
     try:
@@ -129,7 +141,11 @@ def broadcast_to(x, shape):
 
 
 def squeeze(x, axis=None):
-    """Drop size-1 dimensions (all, or those in ``axis``)."""
+    """Drop size-1 dimensions (all, or those in ``axis``).
+
+    >>> squeeze(eagerad.zeros(1, 2, 1)).shape, squeeze(eagerad.zeros(1, 2, 1), axis=0).shape
+    ((2,), (2, 1))
+    """
     axes = normalize_axis(axis, x.ndim) if axis is not None else \
         tuple(i for i, s in enumerate(x.shape) if s == 1)
     for a in axes:
@@ -139,7 +155,11 @@ def squeeze(x, axis=None):
 
 
 def expand_dims(x, axis):
-    """Insert a size-1 dimension at ``axis``."""
+    """Insert a size-1 dimension at ``axis``.
+
+    >>> expand_dims(eagerad.zeros(2, 3), -1).shape
+    (2, 3, 1)
+    """
     x = as_tensor(x)
     axis = normalize_axis(axis, x.ndim + 1)[0]
     shape = list(x.shape)
@@ -151,7 +171,11 @@ unsqueeze = expand_dims
 
 
 def flatten(x, start_dim=0, end_dim=-1):
-    """Merge dimensions ``start_dim..end_dim`` into one."""
+    """Merge dimensions ``start_dim..end_dim`` into one.
+
+    >>> flatten(eagerad.zeros(2, 3, 4)).shape, flatten(eagerad.zeros(2, 3, 4), 1).shape
+    ((24,), (2, 12))
+    """
     if x.ndim == 0:
         return reshape(x, (1,))
     s, e = normalize_axis((start_dim, end_dim), x.ndim, "dims")
@@ -209,12 +233,22 @@ _index_add = defop("index_add", lambda B, v, shape, dtype, index: B.index_add(sh
 
 
 def index_add(shape, dtype, index, values):
-    """Zeros of ``shape`` plus ``values`` scattered at ``index`` (repeats accumulate)."""
+    """Zeros of ``shape`` plus ``values`` scattered at ``index`` (repeats accumulate).
+
+    >>> v = eagerad.Tensor([1.0, 2.0, 5.0])
+    >>> index_add((3,), eagerad.float32, (np.array([0, 0, 2]),), v).tolist()
+    [3.0, 0.0, 5.0]
+    """
     return _index_add(values, shape=tuple(shape), dtype=dtype, index=index)
 
 
 def getitem(x, index):
-    """``x[index]`` with basic (ints, slices, None, ...) and advanced (int/bool arrays) indexing."""
+    """``x[index]`` with basic (ints, slices, None, ...) and advanced (int/bool arrays) indexing.
+
+    >>> x = eagerad.Tensor([[1, 2, 3], [4, 5, 6]])
+    >>> getitem(x, (slice(None), 1)).tolist(), getitem(x, eagerad.Tensor([1, 0])).shape
+    ([2, 5], (2, 3))
+    """
     return _getitem(x, index=_index_arrays(index, x.device))
 
 
@@ -273,7 +307,11 @@ def _joinable(name, tensors):
 
 
 def stack(tensors, axis=0):
-    """Join tensors along a new axis."""
+    """Join tensors along a new axis.
+
+    >>> stack([eagerad.ones(2), eagerad.zeros(2)], axis=1).tolist()
+    [[1.0, 0.0], [1.0, 0.0]]
+    """
     tensors = _joinable("stack", tensors)
     for i, t in enumerate(tensors):
         if t.shape != tensors[0].shape:
@@ -290,7 +328,12 @@ _alias = defop("alias", lambda B, x: x, vjp=lambda g, ans, x: g, jvp=lambda t, a
 
 
 def alias(x):
-    """The same values behind a new graph node, so each use is its own variable."""
+    """The same values behind a new graph node, so each use is its own variable.
+
+    >>> x = eagerad.tensor([1.0], requires_grad=True); a = alias(x)
+    >>> a is x, a.grad_fn.name
+    (False, 'AliasBackward')
+    """
     return _alias(x)
 
 _clone = defop("clone", lambda B, x: B.copy(x), vjp=lambda g, ans, x: g, jvp=lambda t, ans, x: t,
@@ -298,7 +341,12 @@ _clone = defop("clone", lambda B, x: B.copy(x), vjp=lambda g, ans, x: g, jvp=lam
 
 
 def clone(x):
-    """A copy with its own buffer, still connected to the graph."""
+    """A copy with its own buffer, still connected to the graph.
+
+    >>> x = eagerad.Tensor([1.0]); c = clone(x); c[0] = 5.0
+    >>> x.item(), c.item()
+    (1.0, 5.0)
+    """
     return _clone(x)
 
 
@@ -309,7 +357,12 @@ _astype = defop("astype", lambda B, x, dtype: B.astype(x, dtype),
 
 
 def astype(x, dtype):
-    """Cast to ``dtype``; the gradient is cast back to the input's dtype."""
+    """Cast to ``dtype``; the gradient is cast back to the input's dtype.
+
+    >>> x = eagerad.tensor([1.5], requires_grad=True); astype(x, 'float64').sum().backward()
+    >>> x.grad.dtype
+    dtype('float32')
+    """
     dtype = dt.as_dtype(dtype)
     return x if x.dtype == dtype else _astype(x, dtype=dtype)
 
@@ -325,7 +378,11 @@ _to = defop("to", _move, vjp=lambda g, ans, x, device: g.to(x.device),
 
 
 def to(x, device=None, dtype=None):
-    """Copy to ``device`` and/or cast to ``dtype``; differentiable across devices."""
+    """Copy to ``device`` and/or cast to ``dtype``; differentiable across devices.
+
+    >>> to(eagerad.Tensor([1.5]), 'cpu', eagerad.float64)
+    Tensor(shape=[1], dtype=Float64, value= [ 1.50000000e+00])
+    """
     if isinstance(device, (np.dtype, type)) and dtype is None:
         device, dtype = None, device
     if device is not None:

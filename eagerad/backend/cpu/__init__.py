@@ -25,31 +25,72 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=__name__)
 
 
 def asarray(data, dtype=None):
-    """A fresh or shared ndarray of ``data`` (numpy array, nested list, scalar)."""
+    """A fresh or shared ndarray of ``data`` (numpy array, nested list, scalar).
+
+    >>> asarray([1, 2], dtype="float32")
+    array([1., 2.], dtype=float32)
+    """
     return np.asarray(data, dtype=dtype)
 
 
 def to_numpy(a):
+    """The array as a host numpy array, for ``Tensor.numpy``; on CPU it already is one
+    (the CUDA backend copies to the host here).
+
+    >>> a = np.arange(3)
+    >>> to_numpy(a) is a
+    True
+    """
     return a
 
 
 def from_numpy(a):
+    """A backend array from a numpy one, for ``Tensor(ndarray)``; on CPU the same object
+    (the CUDA backend copies to the device here).
+
+    >>> a = np.arange(3)
+    >>> from_numpy(a) is a
+    True
+    """
     return a
 
 
 def full(shape, value, dtype):
+    """A new array of ``shape`` filled with ``value``: the backend of zeros/ones/full.
+
+    >>> full((2,), 7.0, "float32")
+    array([7., 7.], dtype=float32)
+    """
     return np.full(shape, value, dtype=dtype)
 
 
 def arange(start, stop, step, dtype):
+    """``start, start + step, ...`` below ``stop`` with an explicit dtype (``eagerad.arange``).
+
+    >>> arange(0, 6, 2, "int64")
+    array([0, 2, 4])
+    """
     return np.arange(start, stop, step, dtype=dtype)
 
 
 def copy(a):
+    """A copy that owns its memory (``Tensor.clone``): writes to it never reach ``a``.
+
+    >>> a = np.zeros(2)
+    >>> b = copy(a); b[0] = 1.0
+    >>> a
+    array([0., 0.])
+    """
     return np.array(a, copy=True)
 
 
 def astype(a, dtype):
+    """``a`` converted to ``dtype`` (always a new array), for ``Tensor.astype``; floats
+    truncate toward zero as in numpy.
+
+    >>> astype(np.array([1.7, -1.2]), "int32")
+    array([ 1, -1], dtype=int32)
+    """
     return a.astype(dtype)
 
 
@@ -167,7 +208,11 @@ def _run(ufunc, out, *args, **kw):
 
 
 def unary(op, x):
-    """Apply elementwise ``op`` (a key of UNARY) to ``x``; NaN/inf pass silently."""
+    """Apply elementwise ``op`` (a key of UNARY) to ``x``; NaN/inf pass silently.
+
+    >>> unary("sigmoid", np.array([0.0, 100.0]))
+    array([0.5, 1. ])
+    """
     if x.size >= _POOL_ITEMS and x.dtype.kind == "f":
         if CORES > 1 and x.size >= BIG and (op, x.dtype) in _NUMBA and x.flags.c_contiguous:
             from . import kernels
@@ -207,7 +252,13 @@ _POWERS = {2: np.square, 1: np.positive}
 
 
 def binary(op, x, y):
-    """Broadcasting elementwise ``op`` (a key of BINARY); ``y`` may be a Python scalar."""
+    """Broadcasting elementwise ``op`` (a key of BINARY); ``y`` may be a Python scalar.
+
+    >>> binary("add", np.array([1.0, 2.0]), 1)
+    array([2., 3.])
+    >>> binary("lt", np.array([1.0, 2.0]), np.array([2.0, 2.0]))
+    array([ True, False])
+    """
     if op == "pow" and (type(y) is int or type(y) is float) and y in _POWERS \
             and type(x) is np.ndarray and x.dtype.kind == "f":
         return _run(_POWERS[y], pool.empty_like(x), x)
@@ -221,7 +272,12 @@ def binary(op, x, y):
 
 
 def inplace(op, x, y):
-    """``x op= y`` in place (``op`` a key of BINARY); returns ``x``."""
+    """``x op= y`` in place (``op`` a key of BINARY); returns ``x``.
+
+    >>> x = np.ones(2)
+    >>> inplace("mul", x, 3.0) is x, x
+    (True, array([3., 3.]))
+    """
     if x.nbytes >= SPLIT_BYTES and (type(y) is not np.ndarray or y is x
                                     or not np.may_share_memory(x, y)):
         # slices of an overlapping ``y`` could be overwritten by another thread's slice
@@ -231,10 +287,20 @@ def inplace(op, x, y):
 
 
 def where(cond, x, y):
+    """``x`` where ``cond`` holds, else ``y`` (broadcasting): ``ops.where`` and masking rules.
+
+    >>> where(np.array([True, False]), np.array([1, 2]), np.array([9, 9]))
+    array([1, 9])
+    """
     return np.where(cond, x, y)
 
 
 def clip(x, lo, hi):
+    """``x`` limited to ``[lo, hi]`` (either may be None): ``ops.clamp``.
+
+    >>> clip(np.array([-2.0, 0.5, 3.0]), 0.0, 1.0)
+    array([0. , 0.5, 1. ])
+    """
     return np.clip(x, lo, hi)
 
 
@@ -251,6 +317,9 @@ def fused_grad(op, g, saved):
 
     Returns None when nothing covers ``op``/dtype, so callers fall back to the
     differentiable rule.
+
+    >>> fused_grad("relu", np.ones(3), np.array([-1.0, 0.0, 2.0]))   # small: numpy
+    array([0., 0., 1.])
     """
     if g.size < FUSED_MIN and op in _SMALL_GRADS and g.dtype == saved.dtype:
         return np.asarray(_SMALL_GRADS[op](g, saved))
@@ -287,16 +356,30 @@ def fused_deriv(op, g, x, n=None):
 
 
 def reduce(op, x, axis, keepdims):
-    """``op`` in sum/max/min/prod/any/all over ``axis`` (None, int or tuple)."""
+    """``op`` in sum/max/min/prod/any/all over ``axis`` (None, int or tuple).
+
+    >>> reduce("sum", np.arange(6.0).reshape(2, 3), 1, False)
+    array([ 3., 12.])
+    """
     return np.asarray(getattr(np, op)(x, axis=axis, keepdims=keepdims))
 
 
 def argreduce(op, x, axis, keepdims):
-    """``op`` in argmax/argmin."""
+    """``op`` in argmax/argmin.
+
+    >>> argreduce("argmax", np.array([[1, 5], [7, 2]]), 1, False)
+    array([1, 0])
+    """
     return np.asarray(getattr(np, op)(x, axis=axis, keepdims=keepdims))
 
 
 def logsumexp(x, axis, keepdims):
+    """``log(sum(exp(x)))`` over ``axis`` without overflow: the maximum is subtracted
+    first (and left at 0 where it is infinite, so ``-inf`` rows give ``-inf``).
+
+    >>> logsumexp(np.array([1000.0, 1000.0]), 0, False)
+    array(1000.69314718)
+    """
     m = np.max(x, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
     out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
@@ -304,11 +387,23 @@ def logsumexp(x, axis, keepdims):
 
 
 def softmax(x, axis):
+    """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the maximum so large logits
+    do not overflow.
+
+    >>> softmax(np.array([0.0, np.log(3.0)]), 0)
+    array([0.25, 0.75])
+    """
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
 def log_softmax(x, axis):
+    """``x - logsumexp(x)`` along ``axis``: stable where ``log(softmax(x))`` would give
+    ``-inf`` for very negative logits.
+
+    >>> log_softmax(np.array([0.0, -1000.0]), 0)
+    array([    0., -1000.])
+    """
     return x - logsumexp(x, axis, True)
 
 
@@ -316,6 +411,12 @@ def log_softmax(x, axis):
 
 
 def matmul(a, b):
+    """Matrix product with numpy's broadcasting of batch axes (BLAS underneath).
+
+    >>> matmul(np.eye(2), np.array([[1.0], [2.0]]))
+    array([[1.],
+           [2.]])
+    """
     return np.matmul(a, b)
 
 
@@ -323,41 +424,87 @@ def matmul(a, b):
 
 
 def reshape(x, shape):
+    """``x`` with a new ``shape`` (a view when the layout allows): ``Tensor.reshape``.
+
+    >>> reshape(np.arange(6), (2, 3)).shape
+    (2, 3)
+    """
     return np.reshape(x, shape)
 
 
 def transpose(x, axes):
+    """``x`` with its axes permuted by ``axes`` (a view): ``Tensor.permute`` and ``.T``.
+
+    >>> transpose(np.zeros((2, 3, 4)), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
     return np.transpose(x, axes)
 
 
 def broadcast_to(x, shape):
+    """A read-only view of ``x`` repeated to ``shape`` without copying (``expand``).
+
+    >>> broadcast_to(np.array([1, 2]), (2, 2))
+    array([[1, 2],
+           [1, 2]])
+    """
     return np.broadcast_to(x, shape)
 
 
 def concat(arrays, axis):
+    """``arrays`` joined along an existing ``axis`` (``ops.concat``).
+
+    >>> concat([np.zeros(1), np.ones(2)], 0)
+    array([0., 1., 1.])
+    """
     return np.concatenate(arrays, axis=axis)
 
 
 def stack(arrays, axis):
+    """``arrays`` of one shape joined along a new ``axis`` (``ops.stack``).
+
+    >>> stack([np.zeros(2), np.ones(2)], 0).shape
+    (2, 2)
+    """
     return np.stack(arrays, axis=axis)
 
 
 def getitem(x, index):
+    """``x[index]`` as an ndarray, never a numpy scalar, so Tensors always hold arrays.
+
+    >>> getitem(np.arange(4), 2)
+    array(2)
+    """
     return np.asarray(x[index])
 
 
 def setitem(x, index, value):
+    """``x[index] = value`` in place (in-place ops and ``nn.inplace.assign``); returns None.
+
+    >>> x = np.zeros(3)
+    >>> setitem(x, slice(1, None), 5.0); x
+    array([0., 5., 5.])
+    """
     x[index] = value
 
 
 def index_add(shape, dtype, index, values):
-    """Zeros of ``shape`` with ``values`` added at ``index``; repeated indices accumulate."""
+    """Zeros of ``shape`` with ``values`` added at ``index``; repeated indices accumulate.
+
+    >>> index_add((3,), "float64", np.array([0, 0, 2]), np.array([1.0, 2.0, 5.0]))
+    array([3., 0., 5.])
+    """
     out = np.zeros(shape, dtype=dtype)
     np.add.at(out, index, values)
     return out
 
 
 def contiguous(x):
+    """``x`` in C order (a copy only when it is not already): kernels need flat memory.
+
+    >>> contiguous(np.zeros((3, 2)).T).flags.c_contiguous
+    True
+    """
     return np.ascontiguousarray(x)
 
 
@@ -367,17 +514,40 @@ _rng = np.random.default_rng()
 
 
 def seed(value):
+    """Restart the backend's random generator at ``value`` (``eagerad.set_seed`` calls it),
+    so the same draws come again.
+
+    >>> seed(0); a = uniform((2,), 0.0, 1.0, "float32")
+    >>> seed(0); bool((a == uniform((2,), 0.0, 1.0, "float32")).all())
+    True
+    """
     global _rng
     _rng = np.random.default_rng(value)
 
 
 def uniform(shape, low, high, dtype):
+    """U(low, high) samples of ``shape`` and ``dtype`` from the seeded generator (``rand``).
+
+    >>> u = uniform((1000,), -1.0, 1.0, "float32")
+    >>> u.dtype, bool((u >= -1).all() and (u < 1).all())
+    (dtype('float32'), True)
+    """
     return _rng.uniform(low, high, size=shape).astype(dtype)
 
 
 def normal(shape, mean, std, dtype):
+    """N(mean, std**2) samples of ``shape`` and ``dtype`` from the seeded generator (``randn``).
+
+    >>> normal((3,), 5.0, 0.0, "float64")
+    array([5., 5., 5.])
+    """
     return (_rng.standard_normal(size=shape) * std + mean).astype(dtype)
 
 
 def bernoulli(shape, p, dtype):
+    """1 with probability ``p``, else 0, as ``dtype``: Dropout's keep mask.
+
+    >>> bernoulli((4,), 1.0, "float32")
+    array([1., 1., 1., 1.], dtype=float32)
+    """
     return (_rng.random(size=shape) < p).astype(dtype)

@@ -50,7 +50,12 @@ _NUMBA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def fused_grad(op, g, saved):
-    """``op``'s first-order input gradient from ``g`` and its saved array, in one pass."""
+    """None when no kernel covers the case (unknown op, mixed dtypes, other shapes), so
+    the caller runs the differentiable rule instead.
+
+    >>> fused_grad("relu", np.ones(2), np.ones(2, np.float32)) is None   # mixed dtypes
+    True
+    """
     code = CODES.get(op)
     if code is None or g.dtype != saved.dtype or g.dtype not in _NUMBA_DTYPES \
             or g.shape != saved.shape:

@@ -91,7 +91,11 @@ def empty(shape, dtype):
 
 
 def empty_like(x):
-    """``empty(x.shape, x.dtype)``."""
+    """``empty(x.shape, x.dtype)``.
+
+    >>> empty_like(np.zeros((2, 3), "float32")).dtype
+    dtype('float32')
+    """
     return empty(x.shape, x.dtype)
 
 
