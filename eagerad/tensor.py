@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from . import backend, dtype as dt
-from .device import CPU, Device, as_device
+from .device import CPU, as_device
 
 
 def _infer_array(data, dtype):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import eagerad as ms
-from eagerad import nn, ops
+from eagerad import ops
 from eagerad.amp import DynamicLossScaler, StaticLossScaler, all_finite
 
 

@@ -499,15 +499,6 @@ def index_add(shape, dtype, index, values):
     return out
 
 
-def contiguous(x):
-    """``x`` in C order (a copy only when it is not already): kernels need flat memory.
-
-    >>> contiguous(np.zeros((3, 2)).T).flags.c_contiguous
-    True
-    """
-    return np.ascontiguousarray(x)
-
-
 # ------------------------------------------------------------------ random
 
 _rng = np.random.default_rng()

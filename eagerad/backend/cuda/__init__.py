@@ -460,9 +460,6 @@ def index_add(shape, dtype, index, values):
     return out if acc == np.dtype(dtype) else astype(out, dtype)
 
 
-def contiguous(x):
-    return x
-
 # ------------------------------------------------------------------ random
 # Drawn on the host from the CPU backend's generator, then copied: the same seed
 # gives the same numbers on every device.

@@ -9,7 +9,6 @@ blocks shrink so the test-suite stays quick.  The same kernels run either way.
 >>> collapse((2, 3, 4), [(12, 4, 1)])
 ((24,), [(1,)])
 """
-import math
 import sys
 import threading
 
@@ -126,10 +125,6 @@ def collapse(shape, strides):
     if not shape:
         return (1,), [(0,) for _ in strides]
     return tuple(shape), [tuple(st) for st in strides]
-
-
-def size_of(shape):
-    return math.prod(shape)
 
 
 @cuda.jit(device=True)
