@@ -23,6 +23,24 @@ from .registry import OPS, defop
 from .shape import (alias, astype, broadcast_to, cat, clone, concat, expand_dims, flatten,
                     getitem, reshape, squeeze, stack, swapaxes, to, transpose, unsqueeze)
 
+
+def _import_families():
+    """Import every op module of this package, so that a new family is one new file: its
+    ``export`` declarations (``registry.PUBLIC``) become names here and Tensor methods."""
+    import importlib
+    import pkgutil
+    for info in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{info.name}")
+    from .registry import PRIMITIVES, PUBLIC
+    from .primitives import make_primitive
+    namespace = globals()
+    for public, fn in PUBLIC.items():
+        namespace[public] = fn      # wins over a submodule of the same name
+    for cls_name, fn in PRIMITIVES.items():
+        namespace.setdefault(cls_name, make_primitive(cls_name, fn))
+
+
+_import_families()
 _methods.install()
 _inplace.install()
 

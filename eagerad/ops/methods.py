@@ -69,7 +69,8 @@ def install():
     >>> eagerad.ones(2, 3).T.shape
     (3, 2)
     """
-    for name, fn in {**_OPERATORS, **_METHODS}.items():
+    from .registry import METHODS
+    for name, fn in {**METHODS, **_OPERATORS, **_METHODS}.items():
         setattr(Tensor, name, fn)
     Tensor.T = property(shape.transpose, doc="All axes reversed: ``x.T`` is ``transpose(x)``.")
     Tensor.mT = property(lambda self: shape.swapaxes(self, -1, -2),

@@ -38,8 +38,12 @@ class Primitive:
         return f"{type(self).__name__}()"
 
 
-def _primitive(name, fn):
-    """A Primitive subclass whose instances call ``fn``."""
+def make_primitive(name, fn):
+    """A Primitive subclass whose instances call ``fn``.
+
+    >>> make_primitive("Twice", lambda x: x * 2)()(eagerad.Tensor([1.0])).tolist()
+    [2.0]
+    """
     def __call__(self, *args):
         return fn(*args)
     __call__.__doc__ = f"Apply ``{fn.__name__}`` to the operands."
@@ -50,7 +54,7 @@ def _primitive(name, fn):
 
 
 Mul, Div, Pow, Sin, Cos, Tan, Exp, Log, Neg, Square, Sinh, Cosh, Atanh = (
-    _primitive(name, getattr(math, name.lower())) for name in (
+    make_primitive(name, getattr(math, name.lower())) for name in (
         "Mul", "Div", "Pow", "Sin", "Cos", "Tan", "Exp", "Log", "Neg", "Square", "Sinh", "Cosh",
         "Atanh"))
 

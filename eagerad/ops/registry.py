@@ -32,10 +32,10 @@ class Op:
     [0.0]
     """
     __slots__ = ("name", "node_name", "forward", "vjp", "jvp", "saves", "save_output",
-                 "fast", "n_outputs", "view", "moves_device", "cases")
+                 "fast", "n_outputs", "view", "moves_device", "cases", "batch", "elementwise")
 
     def __init__(self, name, forward, vjp, jvp, saves, save_output, fast, n_outputs, view,
-                 moves_device, cases):
+                 moves_device, cases, batch=None, elementwise=False):
         self.name = name
         self.node_name = "".join(p.capitalize() for p in name.split("_")) + "Backward"
         self.forward = forward
@@ -48,6 +48,8 @@ class Op:
         self.view = view
         self.moves_device = moves_device
         self.cases = tuple(cases or ())
+        self.batch = batch
+        self.elementwise = elementwise
 
     def __call__(self, *args, **kwargs):
         return apply(self, args, kwargs)
@@ -82,7 +84,7 @@ def _as_rules(rules):
 
 
 def defop(name, forward, vjp=None, jvp=None, saves=None, save_output=False, fast=None,
-          n_outputs=1, view=False, moves_device=False, cases=None):
+          n_outputs=1, view=False, moves_device=False, cases=None, batch=None, elementwise=False):
     """Define and register an op.
 
     ``forward(B, *arrays, **kw)`` gets the backend module ``B`` and arrays (or the
@@ -101,6 +103,11 @@ def defop(name, forward, vjp=None, jvp=None, saves=None, save_output=False, fast
     are seen through the other); ``moves_device`` ops take ``device=`` and put
     their output there.  ``cases`` are the op's gradcheck inputs (a list of
     ``Case``); the test-suite gradchecks every op to second order from them.
+    ``batch(args, bdims, **kw) -> (out, out_bdim)`` is the op's batching rule (as
+    JAX's): ``args`` are the operands with their batch axis at ``bdims[i]`` (None:
+    not batched), it returns the batched result and where its batch axis is (a
+    tuple of both for ops with several outputs).  ``elementwise=True`` declares a
+    broadcasting elementwise op, whose batching rule follows from that.
 
     >>> twice = defop("doc_twice", lambda B, x: B.binary("mul", x, 2.0),
     ...               vjp=lambda g, ans, x: g * 2, saves=())
@@ -109,9 +116,42 @@ def defop(name, forward, vjp=None, jvp=None, saves=None, save_output=False, fast
     >>> del OPS["doc_twice"]
     """
     op = Op(name, forward, _as_rules(vjp), _as_rules(jvp), saves, save_output,
-            _as_rules(fast) if fast is not None else (), n_outputs, view, moves_device, cases)
+            _as_rules(fast) if fast is not None else (), n_outputs, view, moves_device, cases,
+            batch, elementwise)
     OPS[name] = op
     return op
+
+
+PUBLIC = {}       # public name in ``eagerad.ops`` -> function
+METHODS = {}      # Tensor method name -> function (its first argument is the tensor)
+PRIMITIVES = {}   # MindSpore primitive class name -> function the class calls
+
+
+def export(fn=None, *, name=None, methods=(), primitive=None, aliases=()):
+    """Declare the public names of an op's function where the op is defined.
+
+    ``name`` (default ``fn.__name__``) and ``aliases`` become ``eagerad.ops``
+    names, each of ``methods`` a Tensor method, ``primitive`` a MindSpore
+    primitive class (``ops.Erf()(x)``).  Usable as ``@export(...)`` or
+    ``export(fn, ...)``; returns ``fn``.
+
+    >>> def twice(x):
+    ...     return x * 2
+    >>> _ = export(twice, methods=("twice",))
+    >>> PUBLIC["twice"] is twice and METHODS["twice"] is twice
+    True
+    >>> del PUBLIC["twice"], METHODS["twice"]
+    """
+    if fn is None:
+        return lambda f: export(f, name=name, methods=methods, primitive=primitive,
+                                aliases=aliases)
+    for public in (name or fn.__name__,) + tuple(aliases):
+        PUBLIC[public] = fn
+    for method in methods:
+        METHODS[method] = fn
+    if primitive is not None:
+        PRIMITIVES[primitive] = fn
+    return fn
 
 
 class U:

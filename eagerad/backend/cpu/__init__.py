@@ -542,3 +542,10 @@ def bernoulli(shape, p, dtype):
     array([1., 1., 1., 1.], dtype=float32)
     """
     return (_rng.random(size=shape) < p).astype(dtype)
+
+
+# op families keep their kernels in modules of their own; their public names join this module
+from .special import *  # noqa: E402,F401,F403
+from .indexing import *  # noqa: E402,F401,F403
+from .linalg import *  # noqa: E402,F401,F403
+from .nn import *  # noqa: E402,F401,F403

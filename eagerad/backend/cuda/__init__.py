@@ -479,3 +479,10 @@ def normal(shape, mean, std, dtype):
 
 def bernoulli(shape, p, dtype):
     return from_numpy(cpu.bernoulli(shape, p, dtype))
+
+
+# op families keep their kernels in modules of their own; their public names join this module
+from .special import *  # noqa: E402,F401,F403
+from .indexing import *  # noqa: E402,F401,F403
+from .linalg import *  # noqa: E402,F401,F403
+from .nn import *  # noqa: E402,F401,F403
