@@ -55,15 +55,18 @@ _ALONE = _alone_count()
 
 def _trim(keep):
     """Drop idle buffers (other than in ``keep``) until the idle total fits LIMIT."""
-    idle = [(size, buf) for size, bucket in _buckets.items() for buf in bucket
+    idle = [(size, i) for size, bucket in _buckets.items() for i, buf in enumerate(bucket)
             if sys.getrefcount(buf) <= _ALONE]
     total = sum(size for size, _ in idle)
-    for size, buf in idle:
+    dropped = set()          # (size, position): ``list.remove`` would compare arrays by value
+    for size, i in idle:
         if total <= LIMIT:
             break
         if size != keep:
-            _buckets[size].remove(buf)
+            dropped.add((size, i))
             total -= size
+    for size in {size for size, _ in dropped}:
+        _buckets[size] = [buf for i, buf in enumerate(_buckets[size]) if (size, i) not in dropped]
 
 
 def empty(shape, dtype):
