@@ -8,21 +8,25 @@
 """
 from ..tensor import Tensor
 from . import math, reduction
+from .registry import export
 
 
 def global_norm(tensors):
-    """sqrt of the sum of squares of every element of every tensor (float32 or wider).
+    """sqrt of the sum of squares of every element of every tensor, in float32 or wider
+    (a float16 sum of squares overflows at 65504, which would clip every gradient to 0).
 
     >>> global_norm([eagerad.Tensor([3.0]), eagerad.Tensor([[4]])]).item()
     5.0
     """
     total = None
     for t in tensors:
-        sq = reduction.sum(math.square(t.astype("float32") if t.dtype.kind != "f" else t))
+        wide = t.dtype.kind == "f" and t.dtype.itemsize >= 4
+        sq = reduction.sum(math.square(t if wide else t.astype("float32")))
         total = sq if total is None else total + sq.astype(total.dtype)
     return math.sqrt(total)
 
 
+@export
 def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
     """Scale the tensors in ``x`` by ``clip_norm / max(global_norm, clip_norm)``.
 
@@ -44,5 +48,13 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
         return x
     norm = global_norm(tensors) if use_norm is None else use_norm
     factor = clip_norm / math.maximum(norm, clip_norm)
-    clipped = tuple(t * factor.astype(t.dtype) if t.dtype.kind == "f" else t for t in tensors)
+    clipped = tuple(_scaled(t, factor) if t.dtype.kind == "f" else t for t in tensors)
     return clipped[0] if single else clipped
+
+
+def _scaled(t, factor):
+    """``t * factor`` in ``t``'s dtype; a float16 ``t`` is multiplied in ``factor``'s
+    float32 and rounded once (a float16 factor can underflow)."""
+    if t.dtype.itemsize < factor.dtype.itemsize:
+        return (t * factor).astype(t.dtype)
+    return t * factor.astype(t.dtype)

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import dtype as dt
 from ..tensor import Tensor
-from .registry import Case, U, defop
+from .registry import Case, U, defop, export
 
 
 def _each_shape(**domain):
@@ -29,10 +29,29 @@ def _pairs(x=None, y=None):
     return [Case(U(*a, **x), U(*b, **y)) for a, b in shapes] + [Case(U(2, 3, **x), 1.5)]
 
 
-def _unary(name, vjp=None, jvp=None, domain=None, **kw):
-    """An elementwise op; ``domain`` (keywords of ``U``) is where its gradcheck inputs lie."""
+def _unary(name, vjp=None, jvp=None, domain=None, example=None, floating=True, primitive=None,
+           methods=None, aliases=(), **kw):
+    """An elementwise op and its public function (returned; the op is ``fn.op``).
+
+    ``domain`` (keywords of ``U``) is where its gradcheck inputs lie; ``example`` what
+    the function gives at 0.5 (or ``(input, output)``), for its doctest; ``floating``
+    whether integer inputs become float first; ``primitive``, ``methods`` (default: the
+    name) and ``aliases`` its other public names (``export``)."""
     cases = _each_shape(**(domain or {})) if vjp is not None else None
-    return defop(name, lambda B, x: B.unary(name, x), vjp=vjp, jvp=jvp, cases=cases, **kw)
+    op = defop(name, lambda B, x: B.unary(name, x), vjp=vjp, jvp=jvp, cases=cases,
+               elementwise=True, **kw)
+
+    def fn(x):
+        if not isinstance(x, Tensor):
+            x = as_tensor(x)
+        if floating and x.dtype.kind != "f":
+            x = x.astype(dt.default_float)
+        return op(x)
+    x, out = example if isinstance(example, tuple) else ("0.5", example)
+    fn.__name__, fn.op = name, op
+    fn.__doc__ = f"Elementwise ``{name}``.\n\n    >>> print({name}(eagerad.tensor([{x}])))\n    {out}\n"
+    return export(fn, methods=(name,) if methods is None else methods, primitive=primitive,
+                  aliases=aliases)
 
 
 def _linear(rule):
@@ -80,65 +99,105 @@ def _cos_fast(B, g, ans, x):
     return out if out is not None else B.inplace("mul", B.unary("neg", g), B.unary("sin", x))
 
 
-_neg = _unary("neg", *_linear(lambda g, ans, x: -g), saves=(),
-              fast=_arrays(lambda B, g, ans, x: B.unary("neg", g)))
-_exp = _unary("exp", lambda g, ans, x: g * ans, lambda t, ans, x: t * ans,
-              saves=(), save_output=True, fast=_arrays(lambda B, g, ans, x: B.binary("mul", g, ans)))
-_log = _unary("log", lambda g, ans, x: g / x, lambda t, ans, x: t / x, domain=_POSITIVE)
-_sin = _unary("sin", lambda g, ans, x: g * cos(x), lambda t, ans, x: t * cos(x),
-              fast=_arrays(_sin_fast))
-_cos = _unary("cos", lambda g, ans, x: -g * sin(x), lambda t, ans, x: -t * sin(x),
-              fast=_arrays(_cos_fast))
-_tan = _unary("tan", lambda g, ans, x: g * (1 + ans * ans), lambda t, ans, x: t * (1 + ans * ans),
-              saves=(), save_output=True)
-_sinh = _unary("sinh", lambda g, ans, x: g * cosh(x), lambda t, ans, x: t * cosh(x))
-_cosh = _unary("cosh", lambda g, ans, x: g * sinh(x), lambda t, ans, x: t * sinh(x))
-_tanh = _unary("tanh", lambda g, ans, x: g * (1 - ans * ans), lambda t, ans, x: t * (1 - ans * ans),
-               saves=(), save_output=True,
-               fast=lambda B, g, ans, x: B.fused_grad("tanh", g, ans))
-_atanh = _unary("atanh", lambda g, ans, x: g / (1 - x * x), lambda t, ans, x: t / (1 - x * x),
-                domain=_INSIDE_UNIT)
-_asin = _unary("asin", lambda g, ans, x: g / sqrt(1 - x * x), lambda t, ans, x: t / sqrt(1 - x * x),
-               domain=_INSIDE_UNIT)
-_acos = _unary("acos", lambda g, ans, x: -g / sqrt(1 - x * x), lambda t, ans, x: -t / sqrt(1 - x * x),
-               domain=_INSIDE_UNIT)
-_atan = _unary("atan", lambda g, ans, x: g / (1 + x * x), lambda t, ans, x: t / (1 + x * x))
-_asinh = _unary("asinh", lambda g, ans, x: g / sqrt(x * x + 1), lambda t, ans, x: t / sqrt(x * x + 1))
-_acosh = _unary("acosh", lambda g, ans, x: g / sqrt(x * x - 1), lambda t, ans, x: t / sqrt(x * x - 1),
-                domain=dict(low=1.5, high=3.0))
-_sigmoid = _unary("sigmoid", lambda g, ans, x: g * ans * (1 - ans),
-                  lambda t, ans, x: t * ans * (1 - ans), saves=(), save_output=True,
-                  fast=lambda B, g, ans, x: B.fused_grad("sigmoid", g, ans))
-_relu = _unary("relu", lambda g, ans, x: g * (x > 0), lambda t, ans, x: t * (x > 0),
-               fast=lambda B, g, ans, x: B.fused_grad("relu", g, x), domain=_OFF_ZERO)
-_abs = _unary("abs", lambda g, ans, x: g * sign(x), lambda t, ans, x: t * sign(x), domain=_OFF_ZERO)
-_sqrt = _unary("sqrt", lambda g, ans, x: g / (2 * ans), lambda t, ans, x: t / (2 * ans),
-               saves=(), save_output=True, domain=_POSITIVE)
-_square = _unary("square", lambda g, ans, x: g * 2 * x, lambda t, ans, x: t * 2 * x)
-_log1p = _unary("log1p", lambda g, ans, x: g / (1 + x), lambda t, ans, x: t / (1 + x),
-                domain=dict(low=-0.5, high=1.0))
-_expm1 = _unary("expm1", lambda g, ans, x: g * (ans + 1), lambda t, ans, x: t * (ans + 1),
-                saves=(), save_output=True)
-_reciprocal = _unary("reciprocal", lambda g, ans, x: -g * ans * ans, lambda t, ans, x: -t * ans * ans,
-                     saves=(), save_output=True, domain=_OFF_ZERO)
+neg = _unary("neg", *_linear(lambda g, ans, x: -g), saves=(),
+             fast=_arrays(lambda B, g, ans, x: B.unary("neg", g)),
+             example="[-0.5]", primitive="Neg", floating=False,
+             methods=("neg", "negative"), aliases=("negative",))
+exp = _unary("exp", lambda g, ans, x: g * ans, lambda t, ans, x: t * ans,
+             saves=(), save_output=True, fast=_arrays(lambda B, g, ans, x: B.binary("mul", g, ans)),
+             example="[1.6487]", primitive="Exp")
+log = _unary("log", lambda g, ans, x: g / x, lambda t, ans, x: t / x, domain=_POSITIVE,
+             example="[-0.6931]", primitive="Log")
+sin = _unary("sin", lambda g, ans, x: g * cos(x), lambda t, ans, x: t * cos(x),
+             fast=_arrays(_sin_fast), example="[0.4794]", primitive="Sin")
+cos = _unary("cos", lambda g, ans, x: -g * sin(x), lambda t, ans, x: -t * sin(x),
+             fast=_arrays(_cos_fast), example="[0.8776]", primitive="Cos")
+tan = _unary("tan", lambda g, ans, x: g * (1 + ans * ans), lambda t, ans, x: t * (1 + ans * ans),
+             saves=(), save_output=True, example="[0.5463]", primitive="Tan")
+sinh = _unary("sinh", lambda g, ans, x: g * cosh(x), lambda t, ans, x: t * cosh(x),
+              example="[0.5211]", primitive="Sinh")
+cosh = _unary("cosh", lambda g, ans, x: g * sinh(x), lambda t, ans, x: t * sinh(x),
+              example="[1.1276]", primitive="Cosh")
+tanh = _unary("tanh", lambda g, ans, x: g * (1 - ans * ans), lambda t, ans, x: t * (1 - ans * ans),
+              saves=(), save_output=True,
+              fast=lambda B, g, ans, x: B.fused_grad("tanh", g, ans),
+              example="[0.4621]", primitive="Tanh")
+atanh = _unary("atanh", lambda g, ans, x: g / (1 - x * x), lambda t, ans, x: t / (1 - x * x),
+               domain=_INSIDE_UNIT, example="[0.5493]", primitive="Atanh")
+asin = _unary("asin", lambda g, ans, x: g / sqrt(1 - x * x), lambda t, ans, x: t / sqrt(1 - x * x),
+              domain=_INSIDE_UNIT, example="[0.5236]", primitive="Asin")
+acos = _unary("acos", lambda g, ans, x: -g / sqrt(1 - x * x), lambda t, ans, x: -t / sqrt(1 - x * x),
+              domain=_INSIDE_UNIT, example="[1.0472]", primitive="ACos")
+atan = _unary("atan", lambda g, ans, x: g / (1 + x * x), lambda t, ans, x: t / (1 + x * x),
+              example="[0.4636]", primitive="Atan")
+asinh = _unary("asinh", lambda g, ans, x: g / sqrt(x * x + 1), lambda t, ans, x: t / sqrt(x * x + 1),
+               example="[0.4812]", primitive="Asinh")
+acosh = _unary("acosh", lambda g, ans, x: g / sqrt(x * x - 1), lambda t, ans, x: t / sqrt(x * x - 1),
+               domain=dict(low=1.5, high=3.0), example=("2.0", "[1.3170]"), primitive="Acosh")
+sigmoid = _unary("sigmoid", lambda g, ans, x: g * ans * (1 - ans),
+                 lambda t, ans, x: t * ans * (1 - ans), saves=(), save_output=True,
+                 fast=lambda B, g, ans, x: B.fused_grad("sigmoid", g, ans),
+                 example="[0.6225]", primitive="Sigmoid")
+relu = _unary("relu", lambda g, ans, x: g * (x > 0), lambda t, ans, x: t * (x > 0),
+              fast=lambda B, g, ans, x: B.fused_grad("relu", g, x), domain=_OFF_ZERO,
+              example="[0.5]", primitive="ReLU", floating=False)
+abs = _unary("abs", lambda g, ans, x: g * sign(x), lambda t, ans, x: t * sign(x), domain=_OFF_ZERO,
+             example="[0.5]", primitive="Abs", floating=False)
+sqrt = _unary("sqrt", lambda g, ans, x: g / (2 * ans), lambda t, ans, x: t / (2 * ans),
+              saves=(), save_output=True, domain=_POSITIVE, example="[0.7071]", primitive="Sqrt")
+square = _unary("square", lambda g, ans, x: g * 2 * x, lambda t, ans, x: t * 2 * x,
+                example="[0.25]", primitive="Square", floating=False)
+log1p = _unary("log1p", lambda g, ans, x: g / (1 + x), lambda t, ans, x: t / (1 + x),
+               domain=dict(low=-0.5, high=1.0), example="[0.4055]", primitive="Log1p")
+expm1 = _unary("expm1", lambda g, ans, x: g * (ans + 1), lambda t, ans, x: t * (ans + 1),
+               saves=(), save_output=True, example="[0.6487]", primitive="Expm1")
+reciprocal = _unary("reciprocal", lambda g, ans, x: -g * ans * ans, lambda t, ans, x: -t * ans * ans,
+                    saves=(), save_output=True, domain=_OFF_ZERO,
+                    example="[2.]", primitive="Reciprocal")
 # piecewise constant: zero derivative everywhere it exists
 _zero = _linear(lambda g, ans, x: g * 0)
-_sign = _unary("sign", *_zero, saves=(), domain=_OFF_ZERO)
-_floor = _unary("floor", *_zero, saves=(), domain=dict(low=1.2, high=1.8, signed=True))
-_ceil = _unary("ceil", *_zero, saves=(), domain=dict(low=1.2, high=1.8, signed=True))
-_round = _unary("round", *_zero, saves=(), domain=dict(low=1.1, high=1.4, signed=True))
-_isfinite = _unary("isfinite")
-_isnan = _unary("isnan")
-_logical_not = _unary("logical_not")
+sign = _unary("sign", *_zero, saves=(), domain=_OFF_ZERO,
+              example="[1.]", primitive="Sign", floating=False)
+floor = _unary("floor", *_zero, saves=(), domain=dict(low=1.2, high=1.8, signed=True),
+               example="[0.]", primitive="Floor", floating=False)
+ceil = _unary("ceil", *_zero, saves=(), domain=dict(low=1.2, high=1.8, signed=True),
+              example="[1.]", primitive="Ceil", floating=False)
+round = _unary("round", *_zero, saves=(), domain=dict(low=1.1, high=1.4, signed=True),
+               example="[0.]", primitive="Round", floating=False)
+isfinite = _unary("isfinite", example="[ True]", primitive="IsFinite", floating=False)
+isnan = _unary("isnan", example="[False]", primitive="IsNan", floating=False)
+logical_not = _unary("logical_not", example="[False]", primitive="LogicalNot", floating=False)
 
 # ---------------------------------------------------------------- binary
 
 
-def _binary(name, vjp=None, jvp=None, x=None, y=None, **kw):
-    """A broadcasting elementwise op; ``x``/``y`` (keywords of ``U``) are where its
-    gradcheck inputs lie."""
+def _binary(name, vjp=None, jvp=None, x=None, y=None, example=None, public=None, primitive=None,
+            methods=None, aliases=(), **kw):
+    """A broadcasting elementwise op and its public function (returned; the op is ``fn.op``).
+
+    ``x``/``y`` (keywords of ``U``) are where its gradcheck inputs lie; ``example`` what
+    ``public([1.0, 2.0], 2.0)`` prints; ``public`` (default ``name``) its function's name,
+    which errors say; ``primitive``, ``methods`` (default: the public name) and
+    ``aliases`` its other public names (``export``)."""
     cases = _pairs(x, y) if vjp is not None else None
-    return defop(name, lambda B, a, b: B.binary(name, a, b), vjp=vjp, jvp=jvp, cases=cases, **kw)
+    op = defop(name, lambda B, a, b: B.binary(name, a, b), vjp=vjp, jvp=jvp, cases=cases,
+               elementwise=True, **kw)
+    public = public or name
+    floating = name == "div"
+
+    def fn(x, y):
+        x, y = operands(public, x, y, floating)
+        try:
+            return op(x, y)
+        except ValueError:
+            _check_broadcast(public, x, y)   # a clearer message for the usual cause
+            raise
+    fn.__name__, fn.op = public, op
+    fn.__doc__ = (f"Elementwise ``{public}`` with broadcasting.\n\n"
+                  f"    >>> print({public}(eagerad.tensor([1.0, 2.0]), 2.0))\n"
+                  f"    {example}\n")
+    return export(fn, methods=(public,) if methods is None else methods, primitive=primitive,
+                  aliases=aliases)
 
 
 def _tie_share(x, y, pick_x):
@@ -147,32 +206,54 @@ def _tie_share(x, y, pick_x):
 
 
 def _pow_grad_base(g, ans, x, y):
-    if isinstance(y, numbers.Number) and y == 0:
-        return g * 0
-    if isinstance(y, numbers.Number) and y == 2:
-        return g * y * x       # x ** 1 is x exactly: the same bits, two fewer passes
-    return g * y * x ** (y - 1)
+    """``y * x ** (y - 1)``, and 0 where ``y == 0`` and ``x == 0`` (PyTorch's
+    ``pow_backward_self`` gives 0 wherever ``y == 0``: the same first derivative, as
+    ``0 * x ** -1`` is 0 at every other ``x``, while masking only the point ``0 ** 0``
+    keeps the derivative in ``y`` there).  The base is replaced by 1 at that point before
+    the power, so neither this value nor its own derivatives see ``0 * inf``."""
+    if isinstance(y, numbers.Number):
+        if y == 0:
+            return g * 0
+        if y == 2:
+            return g * y * x       # x ** 1 is x exactly: the same bits, two fewer passes
+        return g * y * x ** (y - 1)
+    edge = logical_and(y == 0, x == 0)
+    return where(edge, 0, g * y * where(edge, 1, x) ** (y - 1))
 
 
 def _pow_grad_exp(g, ans, x, y):
-    safe_x = where(x > 0, x, 1) if isinstance(x, Tensor) else (x if x > 0 else 1)
-    return g * ans * log(safe_x)
+    """``x ** y * log(x)``, and 0 where ``x == 0`` and ``y >= 0`` (PyTorch's
+    ``pow_backward_exponent``).  A negative base gives NaN, as in PyTorch: ``x ** y``
+    is real there only at integer ``y`` and is not differentiable in ``y``.  A Python
+    base becomes a constant of ``y``'s dtype first, so its log is taken at full
+    precision (never rounded through float32)."""
+    if not isinstance(x, Tensor):
+        x = constant(x, y)
+    edge = logical_and(x == 0, y >= 0)
+    return g * where(edge, 0, ans * log(where(edge, 1, x)))
 
 
-_add = _binary("add", (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
-               (lambda t, ans, x, y: t, lambda t, ans, x, y: t), saves=())
-_sub = _binary("sub", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
-               (lambda t, ans, x, y: t, lambda t, ans, x, y: -t), saves=(),
-               fast=_arrays(None, lambda B, g, ans, x, y: B.unary("neg", g)))
-_mul = _binary("mul", (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
-               (lambda t, ans, x, y: t * y, lambda t, ans, x, y: x * t),
-               fast=_arrays(lambda B, g, ans, x, y: B.binary("mul", g, y),
-                            lambda B, g, ans, x, y: B.binary("mul", g, x)))
-_div = _binary("div", (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
-               (lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * x / (y * y)), y=_OFF_ZERO,
-               fast=_arrays(lambda B, g, ans, x, y: B.binary("div", g, y),
-                            lambda B, g, ans, x, y: B.inplace(
-                                "div", B.inplace("mul", B.unary("neg", g), x), B.binary("mul", y, y))))
+add = _binary("add", (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
+              (lambda t, ans, x, y: t, lambda t, ans, x, y: t), saves=(),
+              example="[3. 4.]", primitive="Add", methods=('add',))
+sub = _binary("sub", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
+              (lambda t, ans, x, y: t, lambda t, ans, x, y: -t), saves=(),
+              fast=_arrays(None, lambda B, g, ans, x, y: B.unary("neg", g)),
+              example="[-1.  0.]", primitive="Sub",
+              methods=('sub', 'subtract'), aliases=('subtract',))
+mul = _binary("mul", (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
+              (lambda t, ans, x, y: t * y, lambda t, ans, x, y: x * t),
+              fast=_arrays(lambda B, g, ans, x, y: B.binary("mul", g, y),
+                           lambda B, g, ans, x, y: B.binary("mul", g, x)),
+              example="[2. 4.]", primitive="Mul",
+              methods=('mul', 'multiply'), aliases=('multiply',))
+div = _binary("div", (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
+              (lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * x / (y * y)), y=_OFF_ZERO,
+              fast=_arrays(lambda B, g, ans, x, y: B.binary("div", g, y),
+                           lambda B, g, ans, x, y: B.inplace(
+                               "div", B.inplace("mul", B.unary("neg", g), x), B.binary("mul", y, y))),
+              example="[0.5 1. ]", primitive="Div",
+              methods=('div', 'divide', 'true_divide'), aliases=('divide', 'true_divide'))
 def _pow_fast_base(B, g, ans, x, y):
     if not isinstance(y, numbers.Number) or isinstance(y, bool) or y == 0:
         return None
@@ -182,30 +263,48 @@ def _pow_fast_base(B, g, ans, x, y):
     return B.inplace("mul", B.binary("mul", g, y), B.binary("pow", x, y - 1))
 
 
-_pow = _binary("pow", (_pow_grad_base, _pow_grad_exp),
-               (_pow_grad_base, _pow_grad_exp), save_output=True, x=_POSITIVE,
-               fast=_arrays(_pow_fast_base))
-_pow.cases += (Case(U(2, 3), 3), Case(U(3), 2), Case(U(2), 0))
+pow = _binary("pow", (_pow_grad_base, _pow_grad_exp),
+              (_pow_grad_base, _pow_grad_exp), save_output=True, x=_POSITIVE,
+              fast=_arrays(_pow_fast_base), example="[1. 4.]", primitive="Pow", methods=('pow',))
+pow.op.cases += (Case(U(2, 3), 3), Case(U(3), 2), Case(U(2), 0))
 _APART, _NEAR_ZERO = dict(low=0.5, high=1.0, signed=True), dict(low=-0.3, high=0.3)
-_maximum = _binary("maximum", (lambda g, ans, x, y: g * _tie_share(x, y, x > y),
-                               lambda g, ans, x, y: g * _tie_share(y, x, y > x)),
-                   (lambda t, ans, x, y: t * _tie_share(x, y, x > y),
-                    lambda t, ans, x, y: t * _tie_share(y, x, y > x)), x=_APART, y=_NEAR_ZERO)
-_minimum = _binary("minimum", (lambda g, ans, x, y: g * _tie_share(x, y, x < y),
-                               lambda g, ans, x, y: g * _tie_share(y, x, y < x)),
-                   (lambda t, ans, x, y: t * _tie_share(x, y, x < y),
-                    lambda t, ans, x, y: t * _tie_share(y, x, y < x)), x=_APART, y=_NEAR_ZERO)
-_floordiv = _binary("floordiv")
-_mod = _binary("mod", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor(x / y)),
-               (lambda t, ans, x, y: t, lambda t, ans, x, y: -t * floor(x / y)),
-               x=dict(low=2.2, high=2.8), y=dict(low=1.0, high=1.05))
-_COMPARE = {n: _binary(n) for n in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and",
-                                    "logical_or", "logical_xor")}
+maximum = _binary("maximum", (lambda g, ans, x, y: g * _tie_share(x, y, x > y),
+                  lambda g, ans, x, y: g * _tie_share(y, x, y > x)),
+      (lambda t, ans, x, y: t * _tie_share(x, y, x > y),
+       lambda t, ans, x, y: t * _tie_share(y, x, y > x)), x=_APART, y=_NEAR_ZERO,
+                  example="[2. 2.]", primitive="Maximum", methods=('maximum',))
+minimum = _binary("minimum", (lambda g, ans, x, y: g * _tie_share(x, y, x < y),
+                  lambda g, ans, x, y: g * _tie_share(y, x, y < x)),
+      (lambda t, ans, x, y: t * _tie_share(x, y, x < y),
+       lambda t, ans, x, y: t * _tie_share(y, x, y < x)), x=_APART, y=_NEAR_ZERO,
+                  example="[1. 2.]", primitive="Minimum", methods=('minimum',))
+floor_divide = _binary("floordiv",
+                       example="[0. 1.]", primitive="FloorDiv",
+                       methods=('floor_divide',), public="floor_divide")
+remainder = _binary("mod", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor(x / y)),
+                    (lambda t, ans, x, y: t, lambda t, ans, x, y: -t * floor(x / y)),
+                    x=dict(low=2.2, high=2.8), y=dict(low=1.0, high=1.05),
+                    example="[1. 0.]", primitive="Mod", methods=('remainder',), public="remainder")
+# comparisons and logic (not differentiable); Tensor methods under PyTorch's short names
+equal = _binary("eq", public="equal", example="[False  True]", primitive="Equal", methods=("eq",))
+not_equal = _binary("ne", public="not_equal", example="[ True False]", primitive="NotEqual",
+                    methods=("ne",))
+less = _binary("lt", public="less", example="[ True False]", primitive="Less", methods=("lt",))
+less_equal = _binary("le", public="less_equal", example="[ True  True]", primitive="LessEqual",
+                     methods=("le",))
+greater = _binary("gt", public="greater", example="[False False]", primitive="Greater",
+                  methods=("gt",))
+greater_equal = _binary("ge", public="greater_equal", example="[False  True]",
+                        primitive="GreaterEqual", methods=("ge",))
+logical_and = _binary("logical_and", example="[ True  True]", primitive="LogicalAnd")
+logical_or = _binary("logical_or", example="[ True  True]", primitive="LogicalOr")
+logical_xor = _binary("logical_xor", example="[False False]", primitive="LogicalXor")
+_mul = mul.op      # the op itself, for rule-level doctests elsewhere
 
 _where = defop("where", lambda B, c, x, y: B.where(c, x, y),
                vjp=(None, lambda g, ans, c, x, y: where(c, g, 0), lambda g, ans, c, x, y: where(c, 0, g)),
                jvp=(None, lambda t, ans, c, x, y: where(c, t, 0), lambda t, ans, c, x, y: where(c, 0, t)),
-               saves=(0,),
+               saves=(0,), elementwise=True,
                cases=[Case(np.array([[True, False, True], [False, False, True]]), U(2, 3), U(3)),
                       Case(np.array([True, False]), U(), U(2)),
                       Case(np.array(True), U(), U()), Case(np.zeros((0, 2), bool), U(0, 2), U(2))])
@@ -222,7 +321,7 @@ def _inside(x, lo, hi):
 
 _clip = defop("clip", lambda B, x, lo, hi: B.clip(x, lo, hi),
               vjp=(lambda g, ans, x, lo, hi: g * _inside(x, lo, hi),),
-              jvp=(lambda t, ans, x, lo, hi: t * _inside(x, lo, hi),), saves=(0,),
+              jvp=(lambda t, ans, x, lo, hi: t * _inside(x, lo, hi),), saves=(0,), elementwise=True,
               cases=[Case(U(2, 3, low=0.1, high=0.5, signed=True), -0.3, 0.3),
                      Case(U(4, low=0.1, high=0.5, signed=True), None, 0.3),
                      Case(U(low=0.1, high=0.5, signed=True), -0.3, None), Case(U(0, 2), -1.0, 1.0)])
@@ -232,6 +331,18 @@ _clip = defop("clip", lambda B, x, lo, hi: B.clip(x, lo, hi),
 
 def _scalar(v):
     return isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, np.ndarray)
+
+
+def constant(v, like):
+    """Python scalar ``v`` as a tensor of ``like``'s dtype and device, converted from
+    the Python value itself: a weak scalar meets the kernel at the precision of the
+    result (``0.1`` next to a float64 tensor is the float64 nearest 0.1, never a
+    float32 widened).
+
+    >>> constant(0.1, eagerad.tensor(np.ones(1))).item() == 0.1
+    True
+    """
+    return Tensor(v, dtype=like.dtype, device=like.device)
 
 
 def as_tensor(v, like=None):
@@ -312,86 +423,7 @@ def _check_broadcast(name, x, y):
                              "together")
 
 
-# What each public elementwise function gives for the docstring example's input.
-_BINARY_EXAMPLES = {
-    "add": "[3. 4.]", "sub": "[-1.  0.]", "mul": "[2. 4.]", "div": "[0.5 1. ]", "pow": "[1. 4.]",
-    "maximum": "[2. 2.]", "minimum": "[1. 2.]", "floor_divide": "[0. 1.]", "remainder": "[1. 0.]",
-    "equal": "[False  True]", "not_equal": "[ True False]", "less": "[ True False]",
-    "less_equal": "[ True  True]", "greater": "[False False]", "greater_equal": "[False  True]",
-    "logical_and": "[ True  True]",
-    "logical_or": "[ True  True]", "logical_xor": "[False False]"}
-_UNARY_EXAMPLES = {  # input 0.5 unless given
-    "neg": "[-0.5]", "exp": "[1.6487]", "log": "[-0.6931]", "sin": "[0.4794]", "cos": "[0.8776]",
-    "tan": "[0.5463]", "sinh": "[0.5211]", "cosh": "[1.1276]", "tanh": "[0.4621]",
-    "atanh": "[0.5493]", "asin": "[0.5236]", "acos": "[1.0472]", "atan": "[0.4636]",
-    "asinh": "[0.4812]", "acosh": ("2.0", "[1.3170]"), "sigmoid": "[0.6225]", "sqrt": "[0.7071]",
-    "log1p": "[0.4055]", "expm1": "[0.6487]", "reciprocal": "[2.]", "relu": "[0.5]", "abs": "[0.5]",
-    "square": "[0.25]", "sign": "[1.]", "floor": "[0.]", "ceil": "[1.]", "round": "[0.]",
-    "isfinite": "[ True]", "isnan": "[False]", "logical_not": "[False]"}
-
-
-def _binary_fn(op, name, public=None):
-    """The public function for ``op``; ``name`` is what its errors say, ``public`` its name in
-    this module (when they differ)."""
-    floating = name == "div"
-    public = public or name
-
-    def fn(x, y):
-        x, y = operands(name, x, y, floating)
-        try:
-            return op(x, y)
-        except ValueError:
-            _check_broadcast(name, x, y)   # a clearer message for the usual cause
-            raise
-    fn.__name__ = name
-    fn.__doc__ = (f"Elementwise ``{name}`` with broadcasting.\n\n"
-                  f"    >>> print({public}(eagerad.tensor([1.0, 2.0]), 2.0))\n"
-                  f"    {_BINARY_EXAMPLES[public]}\n")
-    return fn
-
-
-add = _binary_fn(_add, "add")
-sub = _binary_fn(_sub, "sub")
-mul = _binary_fn(_mul, "mul")
-div = _binary_fn(_div, "div")
-pow = _binary_fn(_pow, "pow")
-maximum = _binary_fn(_maximum, "maximum")
-minimum = _binary_fn(_minimum, "minimum")
-floor_divide = _binary_fn(_floordiv, "floor_divide")
-remainder = _binary_fn(_mod, "remainder")
-equal, not_equal, less, less_equal, greater, greater_equal, logical_and, logical_or, \
-    logical_xor = (_binary_fn(_COMPARE[n], n, public) for n, public in (
-        ("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
-        ("gt", "greater"), ("ge", "greater_equal"), ("logical_and", "logical_and"),
-        ("logical_or", "logical_or"), ("logical_xor", "logical_xor")))
-
-
-def _unary_fn(op, name, floating=True):
-    def fn(x):
-        if not isinstance(x, Tensor):
-            x = as_tensor(x)
-        if floating and x.dtype.kind != "f":
-            x = x.astype(dt.default_float)
-        return op(x)
-    fn.__name__ = name
-    x, out = _UNARY_EXAMPLES[name] if isinstance(_UNARY_EXAMPLES[name], tuple) \
-        else ("0.5", _UNARY_EXAMPLES[name])
-    fn.__doc__ = f"Elementwise ``{name}``.\n\n    >>> print({name}(eagerad.tensor([{x}])))\n    {out}\n"
-    return fn
-
-
-neg = _unary_fn(_neg, "neg", floating=False)
-exp, log, sin, cos, tan, sinh, cosh, tanh, atanh, asin, acos, atan, asinh, acosh, sigmoid, \
-    sqrt, log1p, expm1, reciprocal = (
-        _unary_fn(op, op.name) for op in (_exp, _log, _sin, _cos, _tan, _sinh, _cosh, _tanh, _atanh,
-                                          _asin, _acos, _atan, _asinh, _acosh, _sigmoid, _sqrt,
-                                          _log1p, _expm1, _reciprocal))
-relu, abs, square, sign, floor, ceil, round = (
-    _unary_fn(op, op.name, floating=False) for op in (_relu, _abs, _square, _sign, _floor, _ceil, _round))
-isfinite, isnan, logical_not = (_unary_fn(op, op.name, floating=False)
-                                for op in (_isfinite, _isnan, _logical_not))
-
-
+@export(primitive="Select")
 def where(condition, x, y):
     """``x`` where ``condition`` holds, else ``y`` (broadcasting all three).
 
@@ -405,8 +437,8 @@ def where(condition, x, y):
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):
         x = as_tensor(x, ref)
     x, y = operands("where", x, y)
-    x = as_tensor(x, condition)
-    y = as_tensor(y, condition).astype(x.dtype) if not isinstance(y, Tensor) else y
+    x = x if isinstance(x, Tensor) else constant(x, y)
+    y = y if isinstance(y, Tensor) else constant(y, x)
     try:
         np.broadcast_shapes(condition.shape, x.shape, y.shape)
     except ValueError:
@@ -415,6 +447,7 @@ def where(condition, x, y):
     return _where(condition, x, y)
 
 
+@export(methods=("clip", "clamp"), aliases=("clip", "clamp"))
 def clip_by_value(x, clip_value_min=None, clip_value_max=None):
     """Clamp ``x`` into ``[clip_value_min, clip_value_max]`` (either may be None).
 

@@ -153,7 +153,10 @@ def _batch_count(shape, axis):
 
 
 def _nll_forward(B, logp, target, axis, reduction):
-    loss = B.unary("neg", B.reduce("sum", B.binary("mul", target, logp), (axis,), False))
+    # a class with target 0 adds nothing, even where it is masked out (logp = -inf):
+    # 0 * -inf would be NaN
+    terms = B.where(B.binary("eq", target, 0), 0, B.binary("mul", target, logp))
+    loss = B.unary("neg", B.reduce("sum", terms, (axis,), False))
     if reduction == "none":
         return loss
     total = B.reduce("sum", loss, tuple(range(loss.ndim)), False)

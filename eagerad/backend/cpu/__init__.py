@@ -207,12 +207,39 @@ def _run(ufunc, out, *args, **kw):
     return out
 
 
+# float16 math runs in float32 and rounds once, as PyTorch does: a float16 intermediate
+# (a Python scalar cast to float16, a running sum) overflows at 65504 and has an
+# 11-bit significand.
+_HALF, _SINGLE = np.dtype(np.float16), np.dtype(np.float32)
+
+
+def _is_half(a):
+    return type(a) is np.ndarray and a.dtype.char == "e"
+
+
+def _single(a):
+    """``a`` widened to float32 when it is a float16 array, else ``a`` itself."""
+    return a.astype(_SINGLE) if _is_half(a) else a
+
+
+def _round_half(out, *operands):
+    """``out`` (computed on widened operands) rounded once to float16 where numpy's
+    result for the original operands is float16 (bools and wider types pass)."""
+    if out.dtype == _SINGLE and np.result_type(*operands) == _HALF:
+        return out.astype(_HALF)
+    return out
+
+
 def unary(op, x):
     """Apply elementwise ``op`` (a key of UNARY) to ``x``; NaN/inf pass silently.
 
     >>> unary("sigmoid", np.array([0.0, 100.0]))
     array([0.5, 1. ])
+    >>> unary("exp", np.array([12.0], np.float16))   # e**12 > 65504: float16 overflows once
+    array([inf], dtype=float16)
     """
+    if x.dtype.char == "e":
+        return _round_half(unary(op, x.astype(_SINGLE)), x)
     if x.size >= _POOL_ITEMS and x.dtype.kind == "f":
         if CORES > 1 and x.size >= BIG and (op, x.dtype) in _NUMBA and x.flags.c_contiguous:
             from . import kernels
@@ -258,7 +285,11 @@ def binary(op, x, y):
     array([2., 3.])
     >>> binary("lt", np.array([1.0, 2.0]), np.array([2.0, 2.0]))
     array([ True, False])
+    >>> binary("div", np.array([1.0], np.float16), 100000)   # not 1 / float16(1e5) = 0
+    array([1.e-05], dtype=float16)
     """
+    if _is_half(x) or _is_half(y):
+        return _round_half(binary(op, _single(x), _single(y)), x, y)
     if op == "pow" and (type(y) is int or type(y) is float) and y in _POWERS \
             and type(x) is np.ndarray and x.dtype.kind == "f":
         return _run(_POWERS[y], pool.empty_like(x), x)
@@ -278,6 +309,9 @@ def inplace(op, x, y):
     >>> inplace("mul", x, 3.0) is x, x
     (True, array([3., 3.]))
     """
+    if _is_half(x) or _is_half(y):
+        x[...] = binary(op, x, y)
+        return x
     if x.nbytes >= SPLIT_BYTES and (type(y) is not np.ndarray or y is x
                                     or not np.may_share_memory(x, y)):
         # slices of an overlapping ``y`` could be overwritten by another thread's slice
@@ -321,6 +355,9 @@ def fused_grad(op, g, saved):
     >>> fused_grad("relu", np.ones(3), np.array([-1.0, 0.0, 2.0]))   # small: numpy
     array([0., 0., 1.])
     """
+    if _is_half(g) and _is_half(saved):
+        out = fused_grad(op, _single(g), _single(saved))
+        return out.astype(_HALF) if out is not None else None
     if g.size < FUSED_MIN and op in _SMALL_GRADS and g.dtype == saved.dtype:
         return np.asarray(_SMALL_GRADS[op](g, saved))
     from . import kernels
@@ -356,12 +393,32 @@ def fused_deriv(op, g, x, n=None):
 
 
 def reduce(op, x, axis, keepdims):
-    """``op`` in sum/max/min/prod/any/all over ``axis`` (None, int or tuple).
+    """``op`` in sum/mean/max/min/prod/any/all over ``axis`` (None, int or tuple); float16
+    sums, means and products accumulate in float32 and round once.
 
     >>> reduce("sum", np.arange(6.0).reshape(2, 3), 1, False)
     array([ 3., 12.])
+    >>> reduce("mean", np.ones(100000, np.float16), None, False)
+    array(1., dtype=float16)
     """
+    if x.dtype.char == "e" and op in _ACCUMULATE:
+        return np.asarray(getattr(np, op)(x, axis=axis, keepdims=keepdims, dtype=_SINGLE),
+                          dtype=_HALF)
     return np.asarray(getattr(np, op)(x, axis=axis, keepdims=keepdims))
+
+
+_ACCUMULATE = {"sum", "mean", "prod"}
+
+
+def _computing(x):
+    """``x`` in the float type its exp-and-sum reductions run in: float32 for float16
+    and for integers and bools (whose exp would be float16 and overflow), else ``x``."""
+    return x.astype(_SINGLE) if x.dtype.kind != "f" or x.dtype.char == "e" else x
+
+
+def _rounded(out, x):
+    """A result computed by ``_computing(x)`` back in float16 when ``x`` was float16."""
+    return out.astype(_HALF) if x.dtype.char == "e" else out
 
 
 def argreduce(op, x, axis, keepdims):
@@ -379,7 +436,11 @@ def logsumexp(x, axis, keepdims):
 
     >>> logsumexp(np.array([1000.0, 1000.0]), 0, False)
     array(1000.69314718)
+    >>> logsumexp(np.full(300, 200, np.uint8), 0, False)    # integers: in float32
+    array(205.70378, dtype=float32)
     """
+    if x.dtype.kind != "f" or x.dtype.char == "e":
+        return _rounded(logsumexp(_computing(x), axis, keepdims), x)
     m = np.max(x, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
     out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
@@ -393,6 +454,8 @@ def softmax(x, axis):
     >>> softmax(np.array([0.0, np.log(3.0)]), 0)
     array([0.25, 0.75])
     """
+    if x.dtype.char == "e":
+        return _rounded(softmax(_computing(x), axis), x)
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
 
@@ -404,6 +467,8 @@ def log_softmax(x, axis):
     >>> log_softmax(np.array([0.0, -1000.0]), 0)
     array([    0., -1000.])
     """
+    if x.dtype.char == "e":
+        return _rounded(log_softmax(_computing(x), axis), x)
     return x - logsumexp(x, axis, True)
 
 
@@ -417,6 +482,8 @@ def matmul(a, b):
     array([[1.],
            [2.]])
     """
+    if _is_half(a) or _is_half(b):     # float32 accumulation, rounded once
+        return _round_half(np.matmul(_single(a), _single(b)), a, b)
     return np.matmul(a, b)
 
 

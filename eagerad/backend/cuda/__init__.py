@@ -168,8 +168,11 @@ def _binary(op, x, y, dtype, out=None):
 
 
 def _weak(arr, s):
-    """Python scalar ``s`` as the dtype numpy computes ``arr op s`` in."""
-    return np.result_type(arr.dtype, s).type(s)
+    """Python scalar ``s`` as the dtype numpy computes ``arr op s`` in; float32 for a
+    float16 result, so the kernel computes in float32 and rounds once at the store
+    (``x / 100000`` must not divide by float16(1e5) = inf)."""
+    dtype = np.result_type(arr.dtype, s)
+    return (np.float32 if dtype == np.float16 else dtype.type)(s)
 
 
 def inplace(op, x, y):
@@ -246,7 +249,15 @@ _NEUTRAL = {"sum": 0, "prod": 1, "any": False, "all": True}
 
 
 def reduce(op, x, axis, keepdims):
-    """``op`` in sum/max/min/prod/any/all over ``axis`` (None, int or tuple)."""
+    """``op`` in sum/mean/max/min/prod/any/all over ``axis`` (None, int or tuple); float16
+    accumulates in float32 and rounds once."""
+    if op == "mean":
+        axes = _axes(axis, x.ndim)
+        count = math.prod(x.shape[d] for d in axes)
+        wide = _computing(x) if x.dtype.kind == "f" else x
+        total = reduce("sum", wide, axes, keepdims)
+        return _rounded(binary("div", total, count) if count else
+                        binary("mul", total, float("nan")), x)
     axes = _axes(axis, x.ndim)
     shape = tuple(1 if d in axes else s for d, s in enumerate(x.shape)) if keepdims else \
         tuple(s for d, s in enumerate(x.shape) if d not in axes)
@@ -282,7 +293,18 @@ def argreduce(op, x, axis, keepdims):
     return out.reshape(shape)
 
 
+def _computing(x):
+    """``x`` in the float type its exp-and-sum reductions run in (see ``cpu._computing``)."""
+    return astype(x, np.float32) if x.dtype.kind != "f" or x.dtype == np.float16 else x
+
+
+def _rounded(out, x):
+    return astype(out, np.float16) if x.dtype == np.float16 else out
+
+
 def logsumexp(x, axis, keepdims):
+    if x.dtype.kind != "f" or x.dtype == np.float16:
+        return _rounded(logsumexp(_computing(x), axis, keepdims), x)
     axes = _axes(axis, x.ndim)
     m = unary("finite_or_zero", reduce("max", x, axes, True), x.dtype)
     s = reduce("sum", unary("exp", binary("sub", x, m)), axes, True)
@@ -292,11 +314,15 @@ def logsumexp(x, axis, keepdims):
 
 
 def softmax(x, axis):
+    if x.dtype == np.float16:
+        return _rounded(softmax(_computing(x), axis), x)
     e = unary("exp", binary("sub", x, reduce("max", x, axis, True)))
     return binary("div", e, reduce("sum", e, axis, True))
 
 
 def log_softmax(x, axis):
+    if x.dtype == np.float16:
+        return _rounded(log_softmax(_computing(x), axis), x)
     return binary("sub", x, logsumexp(x, axis, True))
 
 # ------------------------------------------------------------- linear algebra
