@@ -100,8 +100,8 @@ def test_large_unary_on_every_core_equals_numpy(op, dtype):
         np.testing.assert_array_max_ulp(got, exact, maxulp=2)
     elif dtype == np.float32:       # numpy's own loop on chunks: identical
         np.testing.assert_array_equal(got, ref)
-    else:                           # Numba kernels: within one ulp of numpy's
-        np.testing.assert_array_max_ulp(got, ref, maxulp=1)
+    else:                           # Numba kernels and numpy's loop (CPU-dependent SIMD
+        np.testing.assert_array_max_ulp(got, ref, maxulp=2)   # code): each about 1 ulp off
     two_d = x.reshape(-1, 1)
     assert cpu.unary(op, two_d).shape == two_d.shape
 
@@ -194,7 +194,9 @@ def test_pool_never_hands_out_arrays_users_or_tensors_hold():
         for other in (held_numpy, kept_tensor.numpy(), np.asarray(mem)):
             assert not np.shares_memory(o.numpy(), other)
     np.testing.assert_array_equal(held_numpy, x_np * 2.0)
-    np.testing.assert_array_equal(kept_tensor.numpy(), np.exp(x_np))
+    # float64 exp of this size runs a Numba kernel: a few ulp from numpy's, whose SIMD
+    # code differs by CPU (exact equality would hold on one machine only)
+    np.testing.assert_array_max_ulp(kept_tensor.numpy(), np.exp(x_np), maxulp=2)
     np.testing.assert_array_equal(np.asarray(mem), x_np + 1.0)
     np.testing.assert_array_equal(outs[0].numpy(), x_np * 5.0)
 
@@ -242,7 +244,7 @@ def test_large_binary_keeps_promotion_and_non_float_results():
 
 def test_pow_by_two_and_one_is_exact():
     x = np.random.default_rng(0).standard_normal(POOLED) * 1e3
-    np.testing.assert_array_equal(cpu.binary("pow", x, 2), np.power(x, 2.0))
+    np.testing.assert_array_equal(cpu.binary("pow", x, 2), x * x)   # libm's pow may round differently
     np.testing.assert_array_equal(cpu.binary("pow", x, 2.0), x * x)
     np.testing.assert_array_equal(cpu.binary("pow", x, 1), x)
     assert not np.shares_memory(cpu.binary("pow", x, 1), x)
