@@ -30,18 +30,31 @@ def _same_dtype(rule):
     return fast
 
 
+def _along_axis_batch(op):
+    """Batching rule of an op that works along one ``axis``: the same op on the batched
+    operand, with ``axis`` moved past the batch axis where it lies after it."""
+    def batch(args, bdims, axis):
+        (x,), (b,) = args, bdims
+        if b is None:
+            return op(x, axis=axis), None
+        return op(x, axis=axis + (axis >= b)), b
+    return batch
+
+
 _softmax = defop("softmax", lambda B, x, axis: B.softmax(x, axis),
                  vjp=lambda g, ans, x, axis: ans * (g - _dot(g, ans, axis)),
                  jvp=lambda t, ans, x, axis: ans * (t - _dot(t, ans, axis)),
                  fast=_same_dtype(lambda B, g, ans, axis: B.binary("mul", ans, B.binary(
                      "sub", g, B.reduce("sum", B.binary("mul", g, ans), (axis,), True)))),
                  saves=(), save_output=True, cases=_AXIS_CASES)
+_softmax.batch = _along_axis_batch(_softmax)
 _log_softmax = defop("log_softmax", lambda B, x, axis: B.log_softmax(x, axis),
                      vjp=lambda g, ans, x, axis: g - ans.exp() * g.sum(axis=axis, keepdims=True),
                      jvp=lambda t, ans, x, axis: t - _dot(ans.exp(), t, axis),
                      fast=_same_dtype(lambda B, g, ans, axis: B.binary("sub", g, B.binary(
                          "mul", B.unary("exp", ans), B.reduce("sum", g, (axis,), True)))),
                      saves=(), save_output=True, cases=_AXIS_CASES)
+_log_softmax.batch = _along_axis_batch(_log_softmax)
 
 
 def _float_input(x, name):
@@ -196,6 +209,33 @@ _NLL_CASES = [Case(U(3, 4), U(3, 4, low=0.0, high=1.0), axis=1, reduction=r)
 _nll = defop("nll_loss", _nll_forward, vjp=tuple(r[0] for r in _NLL_RULES),
              jvp=tuple(r[2] for r in _NLL_RULES), fast=tuple(r[1] for r in _NLL_RULES),
              cases=_NLL_CASES)
+
+
+def _to_front(x, b):
+    """``x`` with its batch axis ``b`` first (a new size-1 axis when not batched)."""
+    if b is None:
+        return x.expand_dims(0)
+    return x if b == 0 else x.transpose((b,) + tuple(i for i in range(x.ndim) if i != b))
+
+
+def _nll_batch(args, bdims, axis, reduction):
+    """Batching rule of ``nll_loss``: per-example losses along ``axis + 1`` with both
+    operands' batch axes first, then each example's reduction over its own axes."""
+    (logp, target), (bl, bt) = args, bdims
+    if bl is None and bt is None:
+        return _nll(logp, target, axis=axis, reduction=reduction), None
+    logp, target = _to_front(logp, bl), _to_front(target, bt)
+    loss = _nll(logp, target, axis=axis + 1, reduction="none")
+    if reduction == "none" or loss.ndim == 1 and reduction == "sum":
+        return loss, 0
+    total = loss.sum(axis=tuple(range(1, loss.ndim))) if loss.ndim > 1 else loss
+    if reduction == "sum":
+        return total, 0
+    count = _batch_count(logp.shape[1:], axis)
+    return (total / count if count else total * float("nan")), 0
+
+
+_nll.batch = _nll_batch
 
 
 def cross_entropy(logits, labels, reduction="mean", axis=-1):
