@@ -7,6 +7,12 @@ weighted sum of the output) and second order (Hessian-vector product through
 ``create_graph=True`` against differences of gradients).  A failing program is
 shrunk by dropping steps while it still fails, and the minimal one is reported.
 
+Masked-logit steps put ``-inf`` into some entries before ``log_softmax`` or
+``cross_entropy`` (class or probability labels), as attention and vocabulary masks do.
+Two more differential checks reuse the generator: reflected Python scalars in float64
+against closed forms at full precision (finite differences could not see a scalar
+rounded through float32), and every program run in float16 against float32.
+
 CI runs the fixed seed; other seeds: ``EAGERAD_FUZZ_SEEDS=1,2,3 pytest tests/test_random_programs.py``.
 """
 import os
@@ -28,6 +34,9 @@ UNARY = {
     "log1p_sq": lambda x: eagerad.ops.log(1 + x * x),
     "sqrt_pos": lambda x: eagerad.ops.sqrt(x * x + 0.5),
     "neg": lambda x: -x, "pow3": lambda x: x ** 3,
+    "rsub_scalar": lambda x: 2.5 - x, "rpow_scalar": lambda x: 1.7 ** x,
+    "rdiv_scalar": lambda x: 0.3 / (x * x + 1),
+    "large_scalars": lambda x: x / 100000 * 100000,    # 1e5 overflows float16
 }
 BINARY = {
     "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
@@ -69,7 +78,7 @@ def _random_step(shape, rng):
     choices = ["unary", "binary", "binary"]
     if ndim:
         choices += ["reduce", "index", "basic_index", "mask", "transpose", "reshape", "concat",
-                    "matmul"]
+                    "matmul", "masked_log_softmax", "masked_ce"]
     kind = choices[rng.integers(len(choices))]
     if kind == "unary":
         return Step("unary", list(UNARY)[rng.integers(len(UNARY))]), shape
@@ -115,6 +124,18 @@ def _random_step(shape, rng):
         out = list(shape)
         out[axis] += other[axis]
         return Step("concat", axis, rng.uniform(-1, 1, other)), tuple(out)
+    if kind in ("masked_log_softmax", "masked_ce"):
+        keep = rng.random(shape) < 0.6       # False: the logit is -inf
+        keep[..., int(rng.integers(0, shape[-1]))] = True       # a class left in every row
+        if kind == "masked_log_softmax":
+            return Step(kind, keep), shape
+        reduction = str(rng.choice(["none", "sum", "mean"]))
+        if rng.random() < 0.5:               # class labels among the unmasked classes
+            labels = np.argmax(keep * rng.random(shape), axis=-1)
+        else:                                # probabilities, zero on masked classes
+            labels = keep * rng.random(shape)
+            labels /= labels.sum(axis=-1, keepdims=True)
+        return Step(kind, (keep, labels, reduction)), shape[:-1] if reduction == "none" else ()
     k = int(rng.integers(1, 4))   # matmul with a (last, k) leaf
     out = shape[:-1] + (k,)
     return Step("matmul", None, rng.uniform(-1, 1, (shape[-1], k)) / shape[-1]), out
@@ -156,6 +177,16 @@ def run(x0, steps, leaves):
             cur = eagerad.concat([cur, next(it)], axis=step.arg)
         elif k == "matmul":
             cur = cur @ next(it)
+        elif k == "masked_log_softmax":
+            keep = eagerad.tensor(step.arg)
+            out = eagerad.ops.log_softmax(eagerad.ops.where(keep, cur, -np.inf), axis=-1)
+            cur = eagerad.ops.where(keep, out, 0.0)        # later steps see finite values
+        elif k == "masked_ce":
+            keep, labels, reduction = step.arg
+            masked = eagerad.ops.where(eagerad.tensor(keep), cur, -np.inf)
+            cur = eagerad.ops.cross_entropy(masked, eagerad.tensor(labels).astype(
+                cur.dtype) if labels.dtype.kind == "f" else eagerad.tensor(labels),
+                reduction=reduction)
     return cur
 
 
@@ -252,8 +283,57 @@ def test_generator_covers_every_step_kind():
     rng = np.random.default_rng(SEEDS[0])
     kinds = {s.kind for _ in range(N_PROGRAMS) for s in generate(rng)[1]}
     assert {"unary", "reduce", "index", "mask", "transpose", "reshape", "concat",
-            "matmul"} <= kinds
+            "matmul", "masked_log_softmax", "masked_ce"} <= kinds
     assert set(BINARY) <= kinds
+
+
+# Reflected Python scalars next to float64 tensors: value and derivative against numpy's
+# float64 closed forms (the scalar must reach the kernel unrounded).
+REFLECTED = {
+    "rsub": (lambda c, x: c - x, lambda c, x: c - x, lambda c, x: -np.ones_like(x)),
+    "rdiv": (lambda c, x: c / x, lambda c, x: c / x, lambda c, x: -c / (x * x)),
+    "rpow": (lambda c, x: c ** x, lambda c, x: c ** x, lambda c, x: c ** x * np.log(c)),
+    "radd": (lambda c, x: c + x, lambda c, x: c + x, lambda c, x: np.ones_like(x)),
+    "rmul": (lambda c, x: c * x, lambda c, x: c * x, lambda c, x: np.full_like(x, c)),
+    "where": (lambda c, x: eagerad.ops.where(x > 0, x, c),
+              lambda c, x: np.where(x > 0, x, c), lambda c, x: (x > 0) * 1.0),
+}
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_reflected_python_scalars_keep_float64_precision(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(N_PROGRAMS // 10):
+        name = list(REFLECTED)[rng.integers(len(REFLECTED))]
+        op, value, deriv = REFLECTED[name]
+        c = float(rng.uniform(0.1, 3.0))        # not a float32 number
+        a = rng.uniform(0.2, 2.0, int(rng.integers(1, 5))) * rng.choice((-1, 1))
+        x = eagerad.tensor(a, requires_grad=True)
+        out = op(c, x)
+        out.sum().backward()
+        assert out.dtype == np.float64, name
+        np.testing.assert_allclose(out.numpy(), value(c, a), rtol=1e-15, err_msg=f"{name} {c}")
+        np.testing.assert_allclose(x.grad.numpy(), deriv(c, a), rtol=1e-15, err_msg=f"{name} {c}")
+
+
+def _run_in(x0, steps, dtype):
+    with eagerad.no_grad():
+        return run(x0, steps, [eagerad.tensor(a.astype(dtype)) for a in _values(x0, steps)])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_float16_programs_follow_float32(seed):
+    """Each float16 op computes in float32 and rounds once: a chain of a few ops stays
+    within a few float16 roundings of the float32 result (relative to its scale)."""
+    rng = np.random.default_rng(seed)
+    for k in range(N_PROGRAMS):
+        x0, steps = generate(rng)
+        low, high = _run_in(x0, steps, np.float16), _run_in(x0, steps, np.float32)
+        assert low.dtype == np.float16, (k, steps)
+        got, want = low.numpy().astype(np.float64), high.numpy().astype(np.float64)
+        scale = max(1.0, float(np.abs(want).max(initial=0.0)))
+        np.testing.assert_allclose(got, want, rtol=2e-2, atol=2e-2 * scale,
+                                   err_msg=f"seed {seed}, program {k}: {steps}")
 
 
 def test_shrinking_finds_the_broken_step(monkeypatch):
