@@ -356,6 +356,29 @@ def _compare_case(eagerad, op, case, U, seed):
             np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-10)
 
 
+def check_float16_computes_in_float32_and_masked_logits():
+    import eagerad
+    from eagerad import ops
+    from eagerad.backend import cuda as B
+    c, g = _pair(np.array([1.0, 3.0], np.float16))
+    _close(g / 100000, c / 100000, 1e-3)          # not divided by float16(1e5) = inf
+    assert (g / 100000).numpy()[0] > 0
+    big = np.array([60000.0, 60000.0], np.float16)  # the float16 sum overflows, the mean not
+    mean = B.reduce("mean", B.from_numpy(big), None, False).copy_to_host()
+    assert mean.dtype == np.float16 and mean == 60000.0
+    c, g = _pair(np.full(300, 200, np.uint8))
+    assert abs(ops.logsumexp(g).item() - (200 + np.log(300))) < 1e-3
+    c, g = _pair(np.zeros(3000, np.float16))
+    _close(ops.softmax(g), ops.softmax(c), 1e-6)
+    logits = np.array([[1.0, -np.inf, 0.5], [0.2, 0.1, -np.inf]])
+    c, g = _pair(logits, requires_grad=True)
+    for t in (c, g):
+        loss = ops.cross_entropy(t, eagerad.tensor([0, 1], device=t.device))
+        loss.backward()
+        assert np.isfinite(loss.item())
+    _close(g.grad, c.grad, 1e-12)
+
+
 CHECKS = sorted(name for name in list(globals()) if name.startswith("check_"))
 
 
