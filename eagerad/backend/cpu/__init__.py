@@ -338,10 +338,33 @@ def clip(x, lo, hi):
     return np.clip(x, lo, hi)
 
 
-# The same formulas as the differentiable rules, for arrays too small to pay for a
-# Numba call (~2 us of argument checks) or for numba's import at first use.
-_SMALL_GRADS = {"tanh": lambda g, t: g * (1 - t * t), "sigmoid": lambda g, s: g * s * (1 - s),
-                "relu": lambda g, x: g * (x > 0)}
+def tanh_grad(g, t, one):
+    """tanh's input gradient from ``g`` and the output ``t``, in the differentiable rule's
+    order of operations; ``one`` is 1 in the operands' dtype (a literal 1 would widen
+    float32 to float64 in Numba).  The one source of the formula for numpy arrays here,
+    the Numba kernels (``kernels``) and the CUDA kernels (scalars).
+
+    >>> tanh_grad(np.ones(2), np.array([0.0, 0.5]), 1.0)
+    array([1.  , 0.75])
+    """
+    return g * (one - t * t)
+
+
+def sigmoid_grad(g, s, one):
+    """sigmoid's input gradient from ``g`` and the output ``s`` (see ``tanh_grad``).
+
+    >>> sigmoid_grad(np.ones(1), np.array([0.5]), 1.0)
+    array([0.25])
+    """
+    return g * s * (one - s)
+
+
+# The formulas of the differentiable rules, for arrays too small to pay for a Numba
+# call (~2 us of argument checks) or for numba's import at first use.  (relu's is
+# ``g * (x > 0)`` on arrays; scalar kernels branch instead, as bool * float32 is
+# float64 in Numba.)
+_SMALL_GRADS = {"tanh": tanh_grad, "sigmoid": sigmoid_grad,
+                "relu": lambda g, x, one: g * (x > 0)}
 FUSED_MIN = 1 << 12
 
 
@@ -359,7 +382,7 @@ def fused_grad(op, g, saved):
         out = fused_grad(op, _single(g), _single(saved))
         return out.astype(_HALF) if out is not None else None
     if g.size < FUSED_MIN and op in _SMALL_GRADS and g.dtype == saved.dtype:
-        return np.asarray(_SMALL_GRADS[op](g, saved))
+        return np.asarray(_SMALL_GRADS[op](g, saved, 1))
     from . import kernels
     return kernels.fused_grad(op, g, saved)
 

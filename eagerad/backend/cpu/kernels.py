@@ -15,22 +15,24 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from . import pool
+from . import pool, sigmoid_grad, tanh_grad
 
 PARALLEL_MIN = 1 << 16
 
 # op name -> code of its gradient formula in ``_grad_of``; operands (g, saved)
 CODES = {"tanh": 0, "sigmoid": 1, "relu": 2}
+_tanh_grad = njit(inline="always")(tanh_grad)
+_sigmoid_grad = njit(inline="always")(sigmoid_grad)
 
 
 @njit(cache=True, inline="always")
 def _grad_of(code, g, s, one):
     # ``one`` has the arrays' dtype: an integer literal would widen float32 math to
     # float64 and round differently from the differentiable rule
-    if code == 0:          # tanh: saved = output t,   dt = g (1 - t^2)
-        return g * (one - s * s)
-    if code == 1:          # sigmoid: saved = output s, ds = g s (1 - s)
-        return g * s * (one - s)
+    if code == 0:          # tanh: saved = output t
+        return _tanh_grad(g, s, one)
+    if code == 1:          # sigmoid: saved = output s
+        return _sigmoid_grad(g, s, one)
     return g if s > 0 else g * (one - one)   # relu: saved = input x
 
 

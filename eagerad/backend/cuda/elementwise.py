@@ -11,6 +11,7 @@ import math
 
 from numba import cuda
 
+from .. import cpu
 from .launch import offset
 
 # ------------------------------------------------------------- scalar functions
@@ -50,6 +51,10 @@ def _sigmoid(x):
     return (math.tanh(x * 0.5) + 1) * 0.5
 
 
+_tanh_grad = _device(cpu.tanh_grad)          # the CPU backend's formulas, one source
+_sigmoid_grad = _device(cpu.sigmoid_grad)
+
+
 UNARY = {
     "identity": lambda x: x, "nonzero": lambda x: x != 0,
     "neg": lambda x: -x, "exp": lambda x: math.exp(x), "log": lambda x: math.log(x), "sin": lambda x: math.sin(x), "cos": lambda x: math.cos(x),
@@ -75,7 +80,7 @@ BINARY = {
     "logical_and": lambda a, b: a != 0 and b != 0, "logical_or": lambda a, b: a != 0 or b != 0,
     "logical_xor": lambda a, b: (a != 0) != (b != 0),
     # fused first-order gradients: (g, saved) -> input gradient
-    "tanh_grad": lambda g, t: g * (1 - t * t), "sigmoid_grad": lambda g, s: g * s * (1 - s),
+    "tanh_grad": lambda g, t: _tanh_grad(g, t, 1), "sigmoid_grad": lambda g, s: _sigmoid_grad(g, s, 1),
     "relu_grad": lambda g, x: g if x > 0 else g * 0,
 }
 
