@@ -1,4 +1,5 @@
-"""Gradient clipping by the global norm of a group of tensors.
+"""Gradient clipping by the global norm of a group of tensors (``ops.clip_by_global_norm``;
+named so that no submodule shadows the function ``ops.clip``).
 
 >>> import eagerad
 >>> from eagerad import ops
