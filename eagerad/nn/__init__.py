@@ -12,6 +12,8 @@ from .cell import Cell, Module
 from .layers import (CellList, Dense, Dropout, Flatten, Identity, Linear, LogSoftmax, ModuleList,
                      ReLU, Sequential, SequentialCell, Sigmoid, Softmax, Tanh, get_activation)
 from .loss import CrossEntropyLoss, L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits
-from .optim import SGD, Adam, AdamW, Momentum, Optimizer
+from .optim import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Momentum, NAdam, Optimizer,
+                    RMSprop)
+from .lbfgs import LBFGS
 from .wrappers import (TrainOneStepCell, TrainOneStepWithLossScaleCell, WithLossCell,
                        loss_and_grads)
