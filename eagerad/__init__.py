@@ -22,7 +22,7 @@ from .transforms import grad, value_and_grad
 from .functional import hessian, jacfwd, jacrev, jvp, vjp
 from . import amp
 from . import nn
-from .nn import optim  # eagerad.optim.Adam etc., as torch.optim
+from . import optim  # eagerad.optim.Adam, eagerad.optim.lr_scheduler, as torch.optim
 from . import viz
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 

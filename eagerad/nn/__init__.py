@@ -15,5 +15,10 @@ from .loss import CrossEntropyLoss, L1Loss, LossBase, MSELoss, SoftmaxCrossEntro
 from .optim import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Momentum, NAdam, Optimizer,
                     RMSprop)
 from .lbfgs import LBFGS
+from . import lr_scheduler, utils
+from .lr_scheduler import (CosineDecayLR, ExponentialDecayLR, InverseDecayLR, LearningRateSchedule,
+                           NaturalExpDecayLR, PolynomialDecayLR, WarmUpLR, cosine_decay_lr,
+                           exponential_decay_lr, inverse_decay_lr, natural_exp_decay_lr,
+                           piecewise_constant_lr, polynomial_decay_lr, warmup_lr)
 from .wrappers import (TrainOneStepCell, TrainOneStepWithLossScaleCell, WithLossCell,
                        loss_and_grads)
