@@ -25,6 +25,7 @@ from . import nn
 from . import optim  # eagerad.optim.Adam, eagerad.optim.lr_scheduler, as torch.optim
 from . import viz
 from . import cuda, data, tree
+from .checkpoint import checkpoint
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 
 __version__ = "0.1.0"
