@@ -16,14 +16,23 @@ from . import ops
 from .ops import (abs, add, cat, concat, cos, div, exp, log, matmul, maximum, mean, minimum,
                   mul, reshape, sigmoid, sin, sqrt, square, stack, sub, tanh, transpose, where)
 from . import context
-from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
+from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, jit, ms_function, set_context
 from .ops import stop_gradient
 from .transforms import grad, value_and_grad
 from .functional import hessian, jacfwd, jacrev, jvp, vjp
 from . import amp
 from . import nn
-from .nn import optim  # eagerad.optim.Adam etc., as torch.optim
+from . import optim  # eagerad.optim.Adam, eagerad.optim.lr_scheduler, as torch.optim
 from . import viz
+from . import cuda, data, tree
+from .checkpoint import checkpoint
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
+
+from .ops import allclose, isclose
+from .ops import equal_all as equal       # torch.equal: one bool for the whole tensors
+
+# PyTorch's spellings of dtypes and seeding
+float, double, half, long, int, bool = float32, float64, float16, int64, int32, bool_
+manual_seed = set_seed
 
 __version__ = "0.1.0"

@@ -1,4 +1,5 @@
-"""Optimizers: SGD, Momentum, Adam, AdamW with PyTorch's documented update rules.
+"""Optimizers with PyTorch's documented update rules: SGD, Momentum, Adam (AMSGrad),
+AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, and LBFGS (in ``lbfgs.py``).
 
 Two calling styles share one update:
 
@@ -10,7 +11,11 @@ Updates run under ``no_grad`` and are written into the parameters' buffers in pl
 (``nn.inplace.assign``), so no graph grows across steps and views stay valid.
 Constructors take MindSpore's names (``learning_rate``, ``beta1``/``beta2``) and
 PyTorch's (``lr``, ``betas``); ``params`` may be a list of dicts (parameter groups)
-overriding ``lr``/``learning_rate`` and ``weight_decay``.
+overriding ``lr``/``learning_rate`` and ``weight_decay``.  MindSpore's dynamic
+learning rates work too: ``learning_rate`` may be a list of per-step values or a
+schedule Cell (``nn.CosineDecayLR(...)``) called with the step count.
+``state_dict()``/``load_state_dict()`` save and resume every optimizer exactly
+(PyTorch's layout: ``{'state': {index: {...}}, 'param_groups': [...]}``).
 
 >>> import eagerad
 >>> from eagerad import nn
@@ -21,6 +26,8 @@ True
 [0.0]
 """
 import math
+
+import numpy as np
 
 from ..autograd import enable_grad, no_grad
 from ..tensor import ParameterTuple, Tensor
@@ -86,21 +93,106 @@ class Optimizer:
     """
 
     def __init__(self, params, defaults, loss_scale=1.0):
+        self.defaults = dict(defaults)
+        self.learning_rate = self.defaults["lr"]
+        self.dynamic_lr = _is_schedule(self.learning_rate)
+        if self.dynamic_lr:
+            self.defaults["lr"] = _schedule_value(self.learning_rate, 0)
+        self.global_step = 0
         self.param_groups = []
-        for group in _groups(params):
-            merged = dict(defaults)
-            merged.update(group)
-            merged["lr"] = _number("learning_rate", merged["lr"])
-            merged["weight_decay"] = _number("weight_decay", merged["weight_decay"])
-            self.param_groups.append(merged)
-        self.parameters = ParameterTuple(p for g in self.param_groups for p in g["params"])
-        if len({id(p) for p in self.parameters}) != len(self.parameters):
-            raise ValueError("a parameter appears more than once in the optimizer's params")
-        self.loss_scale = _number("loss_scale", loss_scale, low=1e-30)
         self.state = {}
+        for group in _groups(params):
+            self.add_param_group(group)
+        self.loss_scale = _number("loss_scale", loss_scale, low=1e-30)
+
+    @property
+    def parameters(self):
+        """Every parameter, in group order (what MindSpore-style ``grads`` align with).
+
+        >>> len(SGD([eagerad.Parameter(eagerad.zeros(1))]).parameters)
+        1
+        """
+        return ParameterTuple(p for g in self.param_groups for p in g["params"])
+
+    def add_param_group(self, group):
+        """Add a group (a dict with ``'params'``; other keys override the defaults).
+
+        >>> opt = SGD([eagerad.Parameter(eagerad.zeros(1))], lr=0.1)
+        >>> opt.add_param_group({'params': [eagerad.Parameter(eagerad.zeros(2))], 'lr': 0.5})
+        >>> [g['lr'] for g in opt.param_groups]
+        [0.1, 0.5]
+        """
+        (group,) = _groups([group])
+        merged = dict(self.defaults)
+        merged.update(group)
+        merged["lr"] = _number("learning_rate", merged["lr"])
+        merged["weight_decay"] = _number("weight_decay", merged["weight_decay"])
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if len(seen | {id(p) for p in merged["params"]}) != len(seen) + len(merged["params"]):
+            raise ValueError("a parameter appears more than once in the optimizer's params")
+        self.param_groups.append(merged)
+
+    def state_dict(self):
+        """The optimizer's state in PyTorch's layout: per-parameter state keyed by the
+        parameter's index, and the groups' settings with parameter indices.  Tensors
+        in it are copies, so training on does not change a saved state.
+
+        >>> w = eagerad.Parameter(eagerad.zeros(1))
+        >>> opt = Adam([w], lr=0.1); opt((eagerad.tensor([1.0]),))
+        True
+        >>> sd = opt.state_dict(); sd['state'][0]['step'], sd['param_groups'][0]['params']
+        (1, [0])
+        """
+        index = {id(p): i for i, p in enumerate(self.parameters)}
+        state = {index[id(p)]: {k: v.clone() if isinstance(v, Tensor) else v for k, v in s.items()}
+                 for p, s in self.state.items() if id(p) in index}
+        groups = []
+        for g in self.param_groups:
+            saved = {k: v for k, v in g.items() if k != "params"}
+            saved["params"] = [index[id(p)] for p in g["params"]]
+            groups.append(saved)
+        return {"state": state, "param_groups": groups, "global_step": self.global_step}
+
+    def load_state_dict(self, state_dict):
+        """Resume from ``state_dict()`` of an optimizer of the same class over parameters
+        of the same shapes (a ValueError says which group or parameter differs).
+
+        >>> w = eagerad.Parameter(eagerad.zeros(1))
+        >>> opt = SGD([w], lr=0.1, momentum=0.9); opt((eagerad.tensor([1.0]),))
+        True
+        >>> opt2 = SGD([w], lr=0.5, momentum=0.9); opt2.load_state_dict(opt.state_dict())
+        >>> opt2.param_groups[0]['lr'], opt2.state[w]['momentum_buffer'].tolist()
+        (0.1, [1.0])
+        """
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError(f"loaded state dict has {len(groups)} parameter groups, the optimizer "
+                             f"has {len(self.param_groups)}")
+        params = self.parameters
+        for i, (saved, group) in enumerate(zip(groups, self.param_groups)):
+            if len(saved["params"]) != len(group["params"]):
+                raise ValueError(f"parameter group {i}: the loaded state has "
+                                 f"{len(saved['params'])} parameters, the optimizer "
+                                 f"{len(group['params'])}")
+        self.state = {}
+        for idx, s in state_dict["state"].items():
+            p = params[int(idx)]
+            entry = {}
+            for k, v in s.items():
+                if isinstance(v, Tensor):
+                    if v.shape != p.shape and v.ndim == p.ndim:
+                        raise ValueError(f"state {k!r} of parameter {idx} has shape {v.shape}, "
+                                         f"the parameter {p.shape}")
+                    v = v.clone().to(p.device)
+                entry[k] = v
+            self.state[p] = entry
+        for saved, group in zip(groups, self.param_groups):
+            group.update({k: v for k, v in saved.items() if k != "params"})
+        self.global_step = state_dict.get("global_step", 0)
 
     def get_lr(self):
-        """The learning rate of the first parameter group.
+        """The learning rate of the first parameter group (for a dynamic learning rate:
+        the value the next step uses).
 
         >>> SGD([eagerad.Parameter(eagerad.zeros(1))], lr=0.25).get_lr()
         0.25
@@ -146,6 +238,11 @@ class Optimizer:
                 p.grad = None if set_to_none else p.grad * 0
 
     def _apply(self, grads):
+        if self.dynamic_lr:
+            lr = _schedule_value(self.learning_rate, self.global_step)
+            for group in self.param_groups:
+                group["lr"] = lr
+        self.global_step += 1
         with no_grad():
             it = iter(grads)
             for group in self.param_groups:
@@ -179,6 +276,24 @@ class Optimizer:
     def __repr__(self):
         settings = {k: v for k, v in self.param_groups[0].items() if k != "params"}
         return f"{type(self).__name__}({len(self.parameters)} parameters, {settings})"
+
+
+def _is_schedule(lr):
+    """A MindSpore dynamic learning rate: a list/array of per-step values or a schedule."""
+    if isinstance(lr, Tensor):
+        return lr.ndim > 0
+    return isinstance(lr, (list, tuple, np.ndarray)) or callable(lr)
+
+
+def _schedule_value(lr, step):
+    """The learning rate of ``step`` from a per-step list (its last value past the end) or
+    a schedule called with the step as a 0-d int32 Tensor (MindSpore's global_step)."""
+    if callable(lr) and not isinstance(lr, Tensor):
+        value = lr(Tensor(np.array(step, dtype=np.int32)))
+    else:
+        values = lr.numpy() if isinstance(lr, Tensor) else np.asarray(lr, dtype=np.float64)
+        value = values[min(step, len(values) - 1)]
+    return float(value.item() if hasattr(value, "item") else value)
 
 
 class SGD(Optimizer):
@@ -245,6 +360,21 @@ class Momentum(SGD):
                          loss_scale, lr)
 
 
+def _betas(learning_rate, lr, default_lr, beta1, beta2, betas, b1_default=0.9, b2_default=0.999):
+    """``lr``, ``beta1``, ``beta2`` from MindSpore's or PyTorch's spelling."""
+    b1, b2 = betas if betas is not None else (None, None)
+    return {"lr": _choose("learning_rate", learning_rate, "lr", lr, default_lr),
+            "beta1": _number("beta1", _choose("beta1", beta1, "betas[0]", b1, b1_default),
+                             high=1.0, high_open=True),
+            "beta2": _number("beta2", _choose("beta2", beta2, "betas[1]", b2, b2_default),
+                             high=1.0, high_open=True)}
+
+
+def _decayed(g, p, group):
+    """``g + weight_decay * p`` (L2 penalty folded into the gradient), as PyTorch."""
+    return g + p * group["weight_decay"] if group["weight_decay"] else g
+
+
 class Adam(Optimizer):
     """The first step moves each weight by about ``lr`` whatever the gradient's scale:
 
@@ -257,15 +387,12 @@ class Adam(Optimizer):
     default_weight_decay = 0.0
 
     def __init__(self, params, learning_rate=None, beta1=None, beta2=None, eps=1e-8,
-                 weight_decay=None, loss_scale=1.0, lr=None, betas=None):
-        b1, b2 = betas if betas is not None else (None, None)
-        defaults = {"lr": _choose("learning_rate", learning_rate, "lr", lr, 1e-3),
-                    "beta1": _number("beta1", _choose("beta1", beta1, "betas[0]", b1, 0.9),
-                                     high=1.0, high_open=True),
-                    "beta2": _number("beta2", _choose("beta2", beta2, "betas[1]", b2, 0.999),
-                                     high=1.0, high_open=True),
-                    "eps": _number("eps", eps),
-                    "weight_decay": self.default_weight_decay if weight_decay is None else weight_decay}
+                 weight_decay=None, loss_scale=1.0, lr=None, betas=None, amsgrad=False,
+                 use_amsgrad=None):
+        defaults = _betas(learning_rate, lr, 1e-3, beta1, beta2, betas)
+        defaults.update(eps=_number("eps", eps), amsgrad=bool(amsgrad or use_amsgrad),
+                        weight_decay=self.default_weight_decay if weight_decay is None
+                        else weight_decay)
         super().__init__(params, defaults, loss_scale)
 
     def update(self, p, g, state, group):
@@ -287,6 +414,9 @@ class Adam(Optimizer):
         m = g * (1.0 - b1) if m is None else m * b1 + g * (1.0 - b1)
         v = g * g * (1.0 - b2) if v is None else v * b2 + g * g * (1.0 - b2)
         state["exp_avg"], state["exp_avg_sq"] = m, v
+        if group.get("amsgrad"):
+            best = state.get("max_exp_avg_sq")
+            v = state["max_exp_avg_sq"] = v if best is None else best.maximum(v)
         denom = v.sqrt() / math.sqrt(1.0 - b2 ** t) + group["eps"]
         return p - m / denom * (lr / (1.0 - b1 ** t))
 
@@ -302,3 +432,191 @@ class AdamW(Adam):
 
     decoupled = True
     default_weight_decay = 0.01
+
+
+class RMSprop(Optimizer):
+    """RMSprop (PyTorch's rule): ``v = alpha v + (1 - alpha) g^2``, step ``g / (sqrt(v) + eps)``
+    (``centered``: the running mean of g is subtracted from v first), optional momentum.
+    MindSpore spells ``alpha`` as ``decay`` and puts ``eps`` inside the square root
+    (``sqrt(v + eps)``), which ``eps_inside_sqrt=True`` (MindSpore's spelling) selects.
+
+    >>> w = eagerad.Parameter(eagerad.tensor([1.0]), name='w')
+    >>> RMSprop([w], lr=0.01)((eagerad.tensor([2.0]),)), round(w.item(), 6)   # 1 - 0.01 / sqrt(0.01)
+    (True, 0.9)
+    """
+
+    def __init__(self, params, learning_rate=None, decay=None, momentum=0.0, epsilon=None,
+                 use_locking=False, centered=False, loss_scale=1.0, weight_decay=0.0, lr=None,
+                 alpha=None, eps=None):
+        mindspore = decay is not None or epsilon is not None
+        defaults = {"lr": _choose("learning_rate", learning_rate, "lr", lr, 1e-2),
+                    "alpha": _number("alpha", _choose("decay", decay, "alpha", alpha, 0.99),
+                                     high=1.0),
+                    "eps": _number("eps", _choose("epsilon", epsilon, "eps", eps,
+                                                  1e-10 if mindspore else 1e-8)),
+                    "momentum": _number("momentum", momentum), "centered": bool(centered),
+                    "eps_inside_sqrt": mindspore, "weight_decay": weight_decay}
+        super().__init__(params, defaults, loss_scale)
+
+    def update(self, p, g, state, group):
+        """The RMSprop-updated value of ``p``; averages live in ``state``.
+
+        >>> opt = RMSprop([eagerad.Parameter(eagerad.zeros(1))], lr=0.1, alpha=0.0)
+        >>> round(opt.update(eagerad.tensor([1.0]), eagerad.tensor([-3.0]), {}, opt.param_groups[0]).item(), 6)
+        1.1
+        """
+        g = _decayed(g, p, group)
+        alpha, eps = group["alpha"], group["eps"]
+        v = state.get("square_avg")
+        v = state["square_avg"] = g * g * (1.0 - alpha) if v is None else v * alpha + g * g * (1.0 - alpha)
+        if group["centered"]:
+            m = state.get("grad_avg")
+            m = state["grad_avg"] = g * (1.0 - alpha) if m is None else m * alpha + g * (1.0 - alpha)
+            v = v - m * m
+        avg = (v + eps).sqrt() if group["eps_inside_sqrt"] else v.sqrt() + eps
+        step = g / avg
+        if group["momentum"]:
+            buf = state.get("momentum_buffer")
+            step = state["momentum_buffer"] = step if buf is None else buf * group["momentum"] + step
+        return p - step * group["lr"]
+
+
+class Adagrad(Optimizer):
+    """Adagrad (PyTorch's rule): ``sum += g^2``, step ``lr / (1 + (t - 1) lr_decay) * g /
+    (sqrt(sum) + eps)``; MindSpore's ``accum`` is ``initial_accumulator_value``.
+
+    >>> w = eagerad.Parameter(eagerad.tensor([1.0]), name='w')
+    >>> Adagrad([w], lr=0.5)((eagerad.tensor([2.0]),)), round(w.item(), 6)
+    (True, 0.5)
+    """
+
+    def __init__(self, params, accum=None, learning_rate=None, update_slots=True, loss_scale=1.0,
+                 weight_decay=0.0, lr=None, lr_decay=0.0, initial_accumulator_value=None,
+                 eps=1e-10):
+        defaults = {"lr": _choose("learning_rate", learning_rate, "lr", lr, 1e-2),
+                    "lr_decay": _number("lr_decay", lr_decay),
+                    "initial_accumulator_value": _number("initial_accumulator_value", _choose(
+                        "accum", accum, "initial_accumulator_value", initial_accumulator_value,
+                        0.0)),
+                    "eps": _number("eps", eps), "weight_decay": weight_decay}
+        super().__init__(params, defaults, loss_scale)
+
+    def update(self, p, g, state, group):
+        """The Adagrad-updated value of ``p``; the sum of squares lives in ``state``.
+
+        >>> opt = Adagrad([eagerad.Parameter(eagerad.zeros(1))], lr=0.1)
+        >>> round(opt.update(eagerad.tensor([1.0]), eagerad.tensor([-3.0]), {}, opt.param_groups[0]).item(), 6)
+        1.1
+        """
+        g = _decayed(g, p, group)
+        t = state["step"] = state.get("step", 0) + 1
+        total = state.get("sum")
+        if total is None:
+            total = p * 0 + group["initial_accumulator_value"]
+        total = state["sum"] = total + g * g
+        lr = group["lr"] / (1.0 + (t - 1) * group["lr_decay"])
+        return p - g / (total.sqrt() + group["eps"]) * lr
+
+
+class Adadelta(Optimizer):
+    """Adadelta (PyTorch's rule): ``v = rho v + (1 - rho) g^2``, ``delta = sqrt(u + eps) /
+    sqrt(v + eps) * g``, ``u = rho u + (1 - rho) delta^2``, ``p -= lr * delta``.
+
+    >>> w = eagerad.Parameter(eagerad.tensor([1.0]), name='w')
+    >>> Adadelta([w], lr=1.0, rho=0.0, eps=0.0)((eagerad.tensor([2.0]),)), w.tolist()
+    (True, [1.0])
+    """
+
+    def __init__(self, params, learning_rate=None, rho=0.9, epsilon=None, loss_scale=1.0,
+                 weight_decay=0.0, lr=None, eps=None):
+        defaults = {"lr": _choose("learning_rate", learning_rate, "lr", lr, 1.0),
+                    "rho": _number("rho", rho, high=1.0),
+                    "eps": _number("eps", _choose("epsilon", epsilon, "eps", eps, 1e-6)),
+                    "weight_decay": weight_decay}
+        super().__init__(params, defaults, loss_scale)
+
+    def update(self, p, g, state, group):
+        """The Adadelta-updated value of ``p``; both running averages live in ``state``.
+
+        >>> opt = Adadelta([eagerad.Parameter(eagerad.zeros(1))], rho=0.0, eps=0.0)
+        >>> opt.update(eagerad.tensor([1.0]), eagerad.tensor([-3.0]), {}, opt.param_groups[0]).tolist()
+        [1.0]
+        """
+        g = _decayed(g, p, group)
+        rho, eps = group["rho"], group["eps"]
+        v, u = state.get("square_avg"), state.get("acc_delta")
+        v = state["square_avg"] = g * g * (1.0 - rho) if v is None else v * rho + g * g * (1.0 - rho)
+        delta = ((u if u is not None else 0.0) + eps) ** 0.5 / (v + eps).sqrt() * g
+        state["acc_delta"] = delta * delta * (1.0 - rho) if u is None else \
+            u * rho + delta * delta * (1.0 - rho)
+        return p - delta * group["lr"]
+
+
+class Adamax(Optimizer):
+    """Adamax (PyTorch's rule): ``m = b1 m + (1 - b1) g``, ``u = max(b2 u, |g| + eps)``,
+    ``p -= lr / (1 - b1^t) * m / u``.
+
+    >>> w = eagerad.Parameter(eagerad.tensor([1.0]), name='w')
+    >>> Adamax([w], lr=0.1)((eagerad.tensor([2.0]),)), round(w.item(), 6)
+    (True, 0.9)
+    """
+
+    def __init__(self, params, learning_rate=None, beta1=None, beta2=None, eps=1e-8,
+                 weight_decay=0.0, loss_scale=1.0, lr=None, betas=None):
+        defaults = _betas(learning_rate, lr, 2e-3, beta1, beta2, betas)
+        defaults.update(eps=_number("eps", eps), weight_decay=weight_decay)
+        super().__init__(params, defaults, loss_scale)
+
+    def update(self, p, g, state, group):
+        """The Adamax-updated value of ``p``; moments and the step count live in ``state``.
+
+        >>> opt = Adamax([eagerad.Parameter(eagerad.zeros(1))], lr=0.1)
+        >>> round(opt.update(eagerad.tensor([1.0]), eagerad.tensor([-3.0]), {}, opt.param_groups[0]).item(), 6)
+        1.1
+        """
+        g = _decayed(g, p, group)
+        b1, b2 = group["beta1"], group["beta2"]
+        t = state["step"] = state.get("step", 0) + 1
+        m, u = state.get("exp_avg"), state.get("exp_inf")
+        m = state["exp_avg"] = g * (1.0 - b1) if m is None else m * b1 + g * (1.0 - b1)
+        bound = g.abs() + group["eps"]
+        u = state["exp_inf"] = bound if u is None else (u * b2).maximum(bound)
+        return p - m / u * (group["lr"] / (1.0 - b1 ** t))
+
+
+class NAdam(Optimizer):
+    """NAdam (PyTorch's rule, Dozat 2016, with momentum decay ``psi``): momentum factors
+    ``mu_t = b1 (1 - 0.5 * 0.96^(t psi))`` applied Nesterov-style to Adam's step.
+
+    >>> w = eagerad.Parameter(eagerad.tensor([1.0]), name='w')
+    >>> NAdam([w], lr=0.1)((eagerad.tensor([2.0]),)), round(w.item(), 4)   # Adam's 0.9, plus look-ahead
+    (True, 0.8944)
+    """
+
+    def __init__(self, params, lr=None, betas=None, eps=1e-8, weight_decay=0.0,
+                 momentum_decay=4e-3, loss_scale=1.0, learning_rate=None):
+        defaults = _betas(learning_rate, lr, 2e-3, None, None, betas)
+        defaults.update(eps=_number("eps", eps), weight_decay=weight_decay,
+                        momentum_decay=_number("momentum_decay", momentum_decay))
+        super().__init__(params, defaults, loss_scale)
+
+    def update(self, p, g, state, group):
+        """The NAdam-updated value of ``p``; moments, step and momentum product in ``state``.
+
+        >>> opt = NAdam([eagerad.Parameter(eagerad.zeros(1))], lr=0.1)
+        >>> round(opt.update(eagerad.tensor([1.0]), eagerad.tensor([-3.0]), {}, opt.param_groups[0]).item(), 4)
+        1.1056
+        """
+        g = _decayed(g, p, group)
+        b1, b2, psi = group["beta1"], group["beta2"], group["momentum_decay"]
+        t = state["step"] = state.get("step", 0) + 1
+        mu = b1 * (1.0 - 0.5 * 0.96 ** (t * psi))
+        mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))
+        product = state["mu_product"] = state.get("mu_product", 1.0) * mu
+        m, v = state.get("exp_avg"), state.get("exp_avg_sq")
+        m = state["exp_avg"] = g * (1.0 - b1) if m is None else m * b1 + g * (1.0 - b1)
+        v = state["exp_avg_sq"] = g * g * (1.0 - b2) if v is None else v * b2 + g * g * (1.0 - b2)
+        denom = (v / (1.0 - b2 ** t)).sqrt() + group["eps"]
+        lr = group["lr"]
+        return p - g / denom * (lr * (1.0 - mu) / (1.0 - product)) \
+            - m / denom * (lr * mu_next / (1.0 - product * mu_next))

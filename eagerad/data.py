@@ -1,0 +1,329 @@
+"""Feeding data to a training loop, in both faces, plus a progress bar.
+
+PyTorch: ``TensorDataset`` / any ``Dataset`` (``__getitem__`` + ``__len__``) and a
+``DataLoader`` with ``batch_size``, ``shuffle`` (seeded by ``generator=`` or
+eagerad's global seed), ``drop_last`` and ``collate_fn``.  MindSpore:
+``NumpySlicesDataset`` / ``GeneratorDataset`` with chained ``.shuffle(n).batch(n)`` and
+``create_tuple_iterator()`` / ``create_dict_iterator()``.  Batches stack samples
+into Tensors (numbers and arrays alike); tuples and dicts keep their structure.
+
+>>> import numpy as np
+>>> x, y = np.arange(10.0).reshape(5, 2), np.arange(5)
+>>> loader = DataLoader(TensorDataset(x, y), batch_size=2, drop_last=True)
+>>> [(bx.shape, by.tolist()) for bx, by in loader]
+[((2, 2), [0, 1]), ((2, 2), [2, 3])]
+"""
+import sys
+import time
+
+import numpy as np
+
+from .dtype import float64
+from .tensor import Tensor, rand
+
+
+def _permutation(n):
+    """A random order of ``range(n)`` from eagerad's global seed (``set_seed``)."""
+    return np.argsort(rand(n, dtype=float64).numpy(), kind="stable") if n else np.arange(0)
+
+
+class Dataset:
+    """A map-style dataset: subclasses give ``__getitem__(i)`` and ``__len__()``.
+
+    >>> class Squares(Dataset):
+    ...     def __len__(self):
+    ...         return 3
+    ...     def __getitem__(self, i):
+    ...         return i * i
+    >>> [b.tolist() for b in DataLoader(Squares(), batch_size=2)]
+    [[0, 1], [4]]
+    """
+
+    def __getitem__(self, index):
+        raise NotImplementedError
+
+    def __len__(self):
+        raise NotImplementedError
+
+
+class TensorDataset(Dataset):
+    """Samples are the ``i``-th rows of each array/Tensor (all of one length).
+
+    >>> TensorDataset(np.zeros((3, 2)), np.arange(3))[1]
+    (array([0., 0.]), 1)
+    """
+
+    def __init__(self, *arrays):
+        if not arrays:
+            raise ValueError("TensorDataset needs at least one array")
+        self.arrays = [a.numpy() if isinstance(a, Tensor) else np.asarray(a) for a in arrays]
+        lengths = {len(a) for a in self.arrays}
+        if len(lengths) != 1:
+            raise ValueError(f"TensorDataset: the arrays have different first dimensions "
+                             f"{[a.shape for a in self.arrays]}")
+
+    def __len__(self):
+        return len(self.arrays[0])
+
+    def __getitem__(self, index):
+        return tuple(a[index].item() if a.ndim == 1 else a[index] for a in self.arrays)
+
+
+def default_collate(samples):
+    """Stack a list of samples into a batch: Tensors for numbers and arrays, tuples,
+    lists and dicts element by element (PyTorch's ``default_collate``).
+
+    >>> default_collate([(1.0, {'a': 2}), (3.0, {'a': 4})])
+    (Tensor(shape=[2], dtype=Float64, value= [ 1.00000000e+00  3.00000000e+00]), {'a': Tensor(shape=[2], dtype=Int64, value= [2 4])})
+    """
+    first = samples[0]
+    if isinstance(first, dict):
+        return {k: default_collate([s[k] for s in samples]) for k in first}
+    if isinstance(first, (tuple, list)):
+        columns = [default_collate(list(col)) for col in zip(*samples)]
+        return tuple(columns) if isinstance(first, tuple) else columns
+    if isinstance(first, Tensor):
+        return Tensor(np.stack([s.numpy() for s in samples]))
+    if isinstance(first, (str, bytes)):
+        return list(samples)
+    return Tensor(np.stack([np.asarray(s) for s in samples]))
+
+
+class DataLoader:
+    """Iterate a dataset in batches (a fresh shuffle each epoch when ``shuffle``).
+
+    ``generator`` (a ``numpy.random.Generator`` or an int seed) makes the order
+    reproducible; without it the order comes from eagerad's global seed
+    (``eagerad.set_seed``/``manual_seed``).
+
+    >>> loader = DataLoader(TensorDataset(np.arange(6)), batch_size=4, shuffle=True, generator=0)
+    >>> len(loader), sorted(v for (b,) in loader for v in b.tolist())
+    (2, [0, 1, 2, 3, 4, 5])
+    """
+
+    def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, collate_fn=None,
+                 generator=None, sampler=None, num_workers=0, pin_memory=False):
+        if batch_size is not None and (not isinstance(batch_size, int) or batch_size < 1):
+            raise ValueError(f"batch_size must be a positive int (or None), got {batch_size!r}")
+        if shuffle and sampler is not None:
+            raise ValueError("give shuffle=True or a sampler, not both")
+        self.dataset, self.batch_size, self.shuffle = dataset, batch_size, shuffle
+        self.drop_last, self.sampler = drop_last, sampler
+        self.collate_fn = collate_fn or default_collate
+        self.generator = np.random.default_rng(generator) if isinstance(generator, int) \
+            else generator
+
+    def _order(self):
+        if self.sampler is not None:
+            return list(self.sampler)
+        n = len(self.dataset)
+        if not self.shuffle:
+            return range(n)
+        return self.generator.permutation(n) if self.generator is not None else _permutation(n)
+
+    def __iter__(self):
+        order = self._order()
+        if self.batch_size is None:
+            for i in order:
+                yield self.dataset[int(i)]
+            return
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start:start + self.batch_size]
+            if len(idx) < self.batch_size and self.drop_last:
+                return
+            yield self.collate_fn([self.dataset[int(i)] for i in idx])
+
+    def __len__(self):
+        n = len(self.sampler) if self.sampler is not None else len(self.dataset)
+        if self.batch_size is None:
+            return n
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+
+# ------------------------------------------------------------------ MindSpore face
+
+class _Pipeline:
+    """MindSpore's chained dataset operations over a list of column tuples."""
+
+    def __init__(self, rows, column_names, shuffle_seed=None):
+        self._rows, self.column_names = rows, list(column_names)
+        self._batch, self._drop = None, False
+        self._shuffle = shuffle_seed
+
+    def _copy(self, **changes):
+        new = _Pipeline(self._rows, self.column_names, self._shuffle)
+        new._batch, new._drop = self._batch, self._drop
+        new.__dict__.update(changes)
+        return new
+
+    def shuffle(self, buffer_size):
+        """A dataset yielding the rows in a new random order each epoch.
+
+        >>> ds = NumpySlicesDataset(np.arange(4), shuffle=False).shuffle(4)
+        >>> sorted(int(r[0]) for r in ds.create_tuple_iterator())
+        [0, 1, 2, 3]
+        """
+        if buffer_size < 1:
+            raise ValueError(f"buffer_size must be >= 1, got {buffer_size}")
+        return self._copy(_shuffle=True)
+
+    def batch(self, batch_size, drop_remainder=False):
+        """A dataset of batches of ``batch_size`` rows (stacked per column).
+
+        >>> ds = NumpySlicesDataset({'x': np.arange(5)}, shuffle=False).batch(2, drop_remainder=True)
+        >>> [d['x'].tolist() for d in ds.create_dict_iterator()]
+        [[0, 1], [2, 3]]
+        """
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        return self._copy(_batch=batch_size, _drop=drop_remainder)
+
+    def get_dataset_size(self):
+        """Number of rows (or batches) per epoch.
+
+        >>> NumpySlicesDataset(np.arange(5), shuffle=False).batch(2).get_dataset_size()
+        3
+        """
+        n = len(self._rows)
+        if self._batch is None:
+            return n
+        return n // self._batch if self._drop else -(-n // self._batch)
+
+    def create_tuple_iterator(self, num_epochs=1, output_numpy=False):
+        """Rows (or batches) as lists of Tensors, one per column.
+
+        >>> next(NumpySlicesDataset((np.ones(2), np.zeros(2)), shuffle=False).create_tuple_iterator())
+        [Tensor(shape=[], dtype=Float64, value= 1), Tensor(shape=[], dtype=Float64, value= 0)]
+        """
+        for row in self._iterate():
+            yield [np.asarray(c) if output_numpy else Tensor(np.asarray(c)) for c in row]
+
+    def create_dict_iterator(self, num_epochs=1, output_numpy=False):
+        """Rows (or batches) as dicts keyed by column name.
+
+        >>> next(NumpySlicesDataset({'a': [1, 2]}, shuffle=False).create_dict_iterator())['a'].item()
+        1
+        """
+        for row in self.create_tuple_iterator(num_epochs, output_numpy):
+            yield dict(zip(self.column_names, row))
+
+    def __iter__(self):
+        return self.create_tuple_iterator()
+
+    def __len__(self):
+        return self.get_dataset_size()
+
+    def _iterate(self):
+        order = np.arange(len(self._rows))
+        if self._shuffle:
+            order = _permutation(len(order))
+        if self._batch is None:
+            for i in order:
+                yield self._rows[i]
+            return
+        for start in range(0, len(order), self._batch):
+            idx = order[start:start + self._batch]
+            if len(idx) < self._batch and self._drop:
+                return
+            yield [np.stack([np.asarray(self._rows[i][c]) for i in idx])
+                   for c in range(len(self.column_names))]
+
+
+def _columns(data, column_names):
+    """(columns, names): a dict names its columns, a tuple is several columns, anything
+    else one column (MindSpore's convention)."""
+    if isinstance(data, dict):
+        return list(data.values()), list(data.keys())
+    columns = list(data) if isinstance(data, tuple) else [data]
+    names = list(column_names) if column_names else [f"column_{i}" for i in range(len(columns))]
+    if len(names) != len(columns):
+        raise ValueError(f"column_names has {len(names)} names for {len(columns)} columns")
+    return columns, names
+
+
+def NumpySlicesDataset(data, column_names=None, shuffle=True):
+    """MindSpore's ``ds.NumpySlicesDataset``: slices of arrays along the first axis
+    (a dict gives named columns, a tuple several columns).
+
+    >>> ds = NumpySlicesDataset((np.arange(3), np.arange(3) * 2), ['x', 'y'], shuffle=False)
+    >>> [(int(x), int(y)) for x, y in ds.create_tuple_iterator()]
+    [(0, 0), (1, 2), (2, 4)]
+    """
+    columns, names = _columns(data, column_names)
+    columns = [c.numpy() if isinstance(c, Tensor) else np.asarray(c) for c in columns]
+    rows = list(zip(*columns))
+    return _Pipeline(rows, names, True if shuffle else None)
+
+
+def GeneratorDataset(source, column_names=None, shuffle=True):
+    """MindSpore's ``ds.GeneratorDataset`` over a random-access source (``__getitem__`` +
+    ``__len__``) or an iterable/generator function of tuples.
+
+    >>> ds = GeneratorDataset(lambda: ((i, i * i) for i in range(3)), ['x', 'x2'], shuffle=False)
+    >>> [int(d['x2']) for d in ds.create_dict_iterator()]
+    [0, 1, 4]
+    """
+    if hasattr(source, "__getitem__") and hasattr(source, "__len__"):
+        rows = [source[i] for i in range(len(source))]
+    else:
+        rows = list(source() if callable(source) else source)
+    rows = [tuple(r) if isinstance(r, (tuple, list)) else (r,) for r in rows]
+    width = len(rows[0]) if rows else len(column_names or ())
+    names = list(column_names) if column_names else [f"column_{i}" for i in range(width)]
+    if rows and len(names) != width:
+        raise ValueError(f"column_names has {len(names)} names for rows of {width} columns")
+    return _Pipeline(rows, names, True if shuffle else None)
+
+
+# ------------------------------------------------------------------ progress
+
+class progress:
+    """A dependency-free progress bar over an iterable, on one line (tqdm's spelling:
+    ``for batch in progress(loader, desc='epoch 1')``); ``set_postfix(loss=...)`` adds
+    values. Writes to stderr unless ``file=`` says otherwise.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> total = sum(progress(range(4), desc='demo', file=out, width=8))
+    >>> total, out.getvalue().strip().splitlines()[-1]
+    (6, 'demo [########] 4/4')
+    """
+
+    def __init__(self, iterable, desc="", total=None, file=None, width=20):
+        self.iterable, self.desc, self.width = iterable, desc, width
+        self.total = total if total is not None else (len(iterable) if hasattr(iterable, "__len__")
+                                                      else None)
+        self.file = file if file is not None else sys.stderr
+        self.postfix = ""
+        self.count = 0
+
+    def set_postfix(self, **values):
+        """Show ``name=value`` pairs after the bar (numbers and 0-d Tensors get 4 digits)."""
+        self.postfix = " ".join(f"{k}={float(v):.4g}" if isinstance(v, (float, Tensor)) else
+                                f"{k}={v}" for k, v in values.items())
+        self._draw()
+
+    def _draw(self, end=""):
+        if self.total:
+            filled = self.width * self.count // self.total
+            bar = f"[{'#' * filled}{'.' * (self.width - filled)}] {self.count}/{self.total}"
+        else:
+            bar = f"{self.count} it"
+        text = " ".join(t for t in (self.desc, bar, self.postfix) if t)
+        self.file.write("\r" + text + end)
+        self.file.flush()
+
+    def __iter__(self):
+        start, last = time.perf_counter(), 0.0
+        for item in self.iterable:
+            yield item
+            self.count += 1
+            now = time.perf_counter()
+            if now - last > 0.1 or self.count == self.total:
+                self._draw()
+                last = now
+        self._draw("\n")
+        self.elapsed = time.perf_counter() - start
+
+    def __len__(self):
+        return self.total

@@ -1,0 +1,13 @@
+"""PyTorch's ``torch.optim`` namespace over eagerad's optimizers (``eagerad.nn.optim``).
+
+>>> import eagerad
+>>> eagerad.optim.Adam is eagerad.nn.Adam
+True
+"""
+from ..nn.lbfgs import LBFGS
+from ..nn.optim import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam, Optimizer,
+                        RMSprop)
+from . import lr_scheduler
+
+__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "NAdam", "Optimizer",
+           "RMSprop", "LBFGS", "lr_scheduler"]
