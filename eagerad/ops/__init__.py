@@ -15,7 +15,6 @@ from .math import (abs, acos, acosh, add, asin, asinh, atan, atanh, ceil, clamp,
                    neg, not_equal, pow, reciprocal, relu, remainder, round, sigmoid, sign, sin,
                    sinh, sqrt, square, sub, tan, tanh, where)
 from .nn_ops import cross_entropy, log_softmax, one_hot, softmax
-from .clip import clip_by_global_norm
 from .primitives import (Atanh, Cos, Cosh, Div, Exp, GradOperation, Log, MatMul, Mul, Neg, Pow,
                          ReduceSum, Sin, Sinh, Square, Tan, stop_gradient)
 from .reduction import all, amax, amin, any, argmax, argmin, logsumexp, max, mean, min, sum
