@@ -307,7 +307,7 @@ _roll = defop("roll", _roll_fwd,
 
 
 @export(methods=("roll",))
-def roll(a, shift, axis=None, *, dims=None, shifts=None):
+def roll(a, shift=None, axis=None, *, dims=None, shifts=None):
     """Shift entries along ``axis`` cyclically (numpy's ``shift``/``axis``; PyTorch's
     ``shifts``/``dims``); ``axis=None`` rolls the flattened tensor.
 
@@ -316,6 +316,9 @@ def roll(a, shift, axis=None, *, dims=None, shifts=None):
     """
     x = as_tensor(a)
     axis = _given("roll", None, axis=axis, dims=dims)
+    shift = _given("roll", None, shift=shift, shifts=shifts)
+    if shift is None:
+        raise TypeError("roll: give the shift (shift= as numpy, shifts= as PyTorch)")
     if axis is None:
         return reshape(roll(reshape(x, (-1,)), shift, 0), x.shape)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)

@@ -297,12 +297,16 @@ def take(a, indices, axis=None):
     >>> take(x, eagerad.tensor([[2, 0]]), axis=1).shape, take(x, [5, 0]).tolist()
     ((2, 1, 2), [6.0, 1.0])
     """
+    return _take("take", "indices", a, indices, axis)
+
+
+def _take(name, arg, a, indices, axis):
     a = as_tensor(a)
     if axis is None:
         a, axis = reshape(a, (-1,)), 0
-    a, idx, axis = _prepare("take", a, indices, axis, "indices")
+    a, idx, axis = _prepare(name, a, indices, axis, arg)
     if idx.ndim == 0:
-        out = take(a, reshape(idx, (1,)), axis)
+        out = _take(name, arg, a, reshape(idx, (1,)), axis)
         return reshape(out, a.shape[:axis] + a.shape[axis + 1:])
     # a gather over a with len(idx.shape) - 1 size-1 axes inserted after ``axis``
     m = idx.ndim
@@ -323,7 +327,7 @@ def index_select(input, axis=None, index=None, *, dim=None):
     idx = index if isinstance(index, Tensor) else np.asarray(index)
     if idx.ndim > 1:
         raise ValueError(f"index_select: index must be 0-d or 1-d, got shape {idx.shape}")
-    return take(input, index, axis)
+    return _take("index_select", "index", input, index, axis)
 
 # ------------------------------------------------------------------ scatter
 
@@ -457,11 +461,8 @@ def _mask(name, x, mask):
     mask = as_tensor(mask, x)
     if mask.dtype != dt.bool_:
         raise TypeError(f"{name}: mask must be a bool tensor, got dtype {mask.dtype}")
-    try:
-        ok = np.broadcast_shapes(x.shape, mask.shape) == x.shape
-    except ValueError:
-        ok = False
-    if not ok:
+    fits = mask.ndim <= x.ndim and all(m in (1, n) for m, n in zip(mask.shape[::-1], x.shape[::-1]))
+    if not fits:
         raise ValueError(f"{name}: mask of shape {mask.shape} does not broadcast to the input's "
                          f"shape {x.shape}")
     return mask
