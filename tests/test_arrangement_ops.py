@@ -258,3 +258,16 @@ def test_bad_arguments_are_clear_errors():
         ops.flip(x, 0, dims=0)
     with pytest.raises(ValueError, match="axis=3 is out of range"):
         ops.flip(x, 3)
+
+
+@pytest.mark.parametrize("fn", [lambda a: ops.pad(a, pad_width=((1, 2), (0, 1)), mode="symmetric"),
+                                lambda a: ops.take(a, [[2, 2], [0, 1]], axis=0),
+                                lambda a: ops.diagonal(ops.tile(a, (1, 2)), -1),
+                                lambda a: ops.scatter_add(a, 1, eagerad.tensor([[1, 1]]), a[:1] ** 2)])
+def test_forward_mode_through_the_compositions_matches_finite_differences(fn):
+    x = RNG.normal(size=(3, 2))
+    t = RNG.normal(size=(3, 2))
+    _, tangent = eagerad.jvp(fn, eagerad.tensor(x), eagerad.tensor(t))
+    eps = 1e-6
+    numeric = (fn(eagerad.tensor(x + eps * t)).numpy() - fn(eagerad.tensor(x - eps * t)).numpy()) / (2 * eps)
+    np.testing.assert_allclose(tangent.numpy(), numeric, rtol=1e-6, atol=1e-8)

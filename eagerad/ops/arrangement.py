@@ -530,7 +530,8 @@ def diagonal(a, offset=0, axis1=0, axis2=1, *, dim1=None, dim2=None):
     """Diagonal ``offset`` of the matrices in ``axis1``/``axis2`` (PyTorch's ``dim1``/
     ``dim2``), as the last axis of the result (numpy and PyTorch).
 
-    >>> diagonal(eagerad.tensor([[1, 2], [3, 4]])).tolist(), diagonal(eagerad.tensor([[1, 2], [3, 4]]), 1).tolist()
+    >>> m = eagerad.tensor([[1, 2], [3, 4]])
+    >>> diagonal(m).tolist(), diagonal(m, 1).tolist()
     ([1, 4], [2])
     """
     x = as_tensor(a)

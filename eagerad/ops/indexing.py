@@ -599,17 +599,26 @@ def searchsorted(sorted_sequence, values, side="left", sorter=None, *, right=Fal
 # ----------------------------------------------------------- in-place methods
 
 
-def _in_place(fn):
+def _in_place(fn, example):
     """Tensor method ``<fn>_``: the out-of-place result (computed from a clone, so that
     nothing saved for backward is overwritten) written into ``self`` like ``self[...] = v``."""
     def method(self, *args, **kwargs):
         self[...] = fn(clone(self), *args, **kwargs)
         return self
-    method.__name__ = fn.__name__ + "_"
+    method.__name__ = method.__qualname__ = fn.__name__ + "_"
     method.__doc__ = (f"In-place ``{fn.__name__}`` (recorded for autograd like ``self[...] = v``); "
-                      "returns self.")
+                      f"returns self.\n\n    {example}\n")
+    METHODS[method.__name__] = method
     return method
 
 
-for _fn in (scatter, scatter_add, index_add, masked_fill):
-    METHODS[_fn.__name__ + "_"] = _in_place(_fn)
+_ONE = "eagerad.tensor([1])"
+scatter_ = _in_place(scatter, f""">>> eagerad.zeros(3).scatter_(0, {_ONE}, 5.0).tolist()
+    [0.0, 5.0, 0.0]""")
+scatter_add_ = _in_place(scatter_add, f""">>> eagerad.zeros(2).scatter_add_(0, {_ONE}, {_ONE}).tolist()
+    [0.0, 1.0]""")
+index_add_ = _in_place(index_add, f""">>> eagerad.zeros(2).index_add_(0, {_ONE}, eagerad.ones(1)).tolist()
+    [0.0, 1.0]""")
+_FIRST = "eagerad.tensor([True, False])"
+masked_fill_ = _in_place(masked_fill, f""">>> eagerad.zeros(2).masked_fill_({_FIRST}, 1).tolist()
+    [1.0, 0.0]""")
