@@ -31,6 +31,25 @@ from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from .ops import allclose, isclose
 from .ops import equal_all as equal       # torch.equal: one bool for the whole tensors
 
+# PyTorch's top-level tensor functions (``torch.flip``, ``torch.gather``, ...)
+from .ops import (argwhere, atleast_1d, atleast_2d, atleast_3d, broadcast_tensors, chunk,
+                  column_stack, diag, diag_embed, diagonal, diff, dsplit, dstack, flip, fliplr,
+                  flipud, gather, hsplit, hstack, index_add, index_select, masked_fill,
+                  masked_select, moveaxis, movedim, nonzero, repeat_interleave, roll, rot90,
+                  row_stack, scatter, scatter_add, searchsorted, split, t, take, take_along_dim,
+                  tensor_split, tile, tril, triu, unbind, unique, vsplit, vstack)
+
+
+def meshgrid(*tensors, indexing="ij"):
+    """``torch.meshgrid``: PyTorch's default ``indexing='ij'`` (``eagerad.ops.meshgrid`` keeps
+    numpy's and MindSpore's ``'xy'``), so code written for either face gets its own grid.
+
+    >>> [g.shape for g in meshgrid(ones(2), ones(3))]
+    [(2, 3), (2, 3)]
+    """
+    return ops.meshgrid(*tensors, indexing=indexing)
+
+
 # PyTorch's spellings of dtypes and seeding
 float, double, half, long, int, bool = float32, float64, float16, int64, int32, bool_
 manual_seed = set_seed
