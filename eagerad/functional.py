@@ -21,7 +21,8 @@ import functools
 import numpy as np
 
 from .autograd import forward_ad
-from .autograd.engine import _collect, _edge_of, _needed, backward as _engine_backward
+from .autograd.engine import _collect, _edge_of, _needed, backward as _engine_backward, \
+    reaches_foreign
 from .autograd.grad_mode import enable_grad, state as grad_state
 from .autograd.node import Node
 from .ops import registry
@@ -103,7 +104,10 @@ def _seed(n, like):
 def vjp(fn, *inputs, has_aux=False):
     """``(outputs, vjp_fn)``; ``vjp_fn(v)`` gives one gradient of ``<v, outputs>`` per input.
 
-    ``vjp_fn`` may be called many times (the graph is kept).
+    ``vjp_fn`` may be called many times (the graph is kept); for several outputs it
+    takes one cotangent per output (``vjp_fn(v1, v2)``, as MindSpore's, or one tuple).
+    Its result is differentiable again, in the cotangents too, whenever grad mode is on
+    and something can differentiate it.
 
     >>> out, f_vjp = vjp(lambda a, b: a * b, eagerad.tensor([2.0]), eagerad.tensor([3.0]))
     >>> [g.item() for g in f_vjp(eagerad.tensor([1.0]))]
@@ -111,15 +115,20 @@ def vjp(fn, *inputs, has_aux=False):
     """
     for i, x in enumerate(inputs):
         _check_float(x, f"vjp: inputs[{i}]")
-    create = _nested(inputs)
     variables = tuple(_variable(x) for x in inputs)
     with enable_grad():
         out = fn(*variables)
     out, aux = _split_aux(out, has_aux)
     outs, single = _tensors(out, "vjp: fn's output")
+    # the graph reaches a tensor this call does not own (an input that requires grad, a
+    # closure over an outer transform's variable): a recorded backward stays connected to it
+    foreign = reaches_foreign([o for o in outs if o._requires_grad],
+                              {id(v) for v in variables if v.grad_fn is None})
 
-    def vjp_fn(v):
+    def vjp_fn(*v):
         """Gradients of ``sum(v * outputs)`` w.r.t. each input (zeros where unused)."""
+        if len(v) == 1 and (len(outs) > 1 or not isinstance(v[0], Tensor)):
+            v = v[0]
         vs, _ = _tensors(v, "vjp_fn: v")
         if len(vs) != len(outs):
             raise ValueError(f"vjp_fn: got {len(vs)} cotangents for {len(outs)} outputs")
@@ -127,6 +136,7 @@ def vjp(fn, *inputs, has_aux=False):
             if g.shape != o.shape:
                 raise ValueError(f"vjp_fn: v[{i}] has shape {g.shape}, output {i} has shape {o.shape}")
         live = [(o, g) for o, g in zip(outs, vs) if o._requires_grad]
+        create = grad_state.enabled and (foreign or any(g._requires_grad for g in vs))
         grads = [None] * len(variables)
         if live:
             grads = _engine_backward([o for o, _ in live], [g for _, g in live], True, create,
@@ -134,7 +144,8 @@ def vjp(fn, *inputs, has_aux=False):
         return tuple(g if g is not None else zeros(*x.shape, dtype=x.dtype, device=x.device)
                      for g, x in zip(grads, inputs))
 
-    shown = out if create else (outs[0].detach() if single else tuple(o.detach() for o in outs))
+    shown = out if foreign and grad_state.enabled else \
+        (forward_ad.detach(outs[0]) if single else tuple(forward_ad.detach(o) for o in outs))
     return (shown, vjp_fn, aux) if has_aux else (shown, vjp_fn)
 
 

@@ -25,9 +25,9 @@ faster and frees the forward graph at once.
 """
 import threading
 
-from .autograd.engine import backward as _engine_backward
+from .autograd import forward_ad
+from .autograd.engine import backward as _engine_backward, reaches_foreign
 from .autograd.grad_mode import state as _grad_state
-from .autograd.node import Node
 from .ops.shape import alias
 from .tensor import Tensor, ones_like, zeros_like
 
@@ -83,7 +83,7 @@ def _variable(x, position, weights):
                         f"{type(x).__name__}; only Tensors can be differentiated")
     if x._requires_grad and not any(x is w for w in weights):
         return alias(x)   # stays connected to whatever differentiates x from outside
-    v = x.detach()
+    v = forward_ad.detach(x)   # tangents kept: forward mode over this transform sees x move
     v._requires_grad = True   # set directly: the MindSpore face differentiates integers too
     return v
 
@@ -121,26 +121,10 @@ def _seeds(outs, sens):
     return seeds
 
 
-def _reaches_foreign(outs, own):
-    """True when the graph below ``outs`` holds a leaf that requires grad and is not in ``own``."""
-    stack = [o.grad_fn if o.grad_fn is not None else o for o in outs]
-    seen = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if type(node) is not Node:
-            if node._requires_grad and id(node) not in own:
-                return True
-            continue
-        stack.extend(edge[0] for edge in node.next if edge is not None)
-    return False
-
-
 def _detach(out):
+    """Cut outputs from the reverse graph, keeping their forward-mode tangents."""
     if isinstance(out, Tensor):
-        return out.detach()
+        return forward_ad.detach(out)
     if isinstance(out, (tuple, list)):
         return type(out)(_detach(o) for o in out)
     return out
@@ -173,11 +157,8 @@ def differentiate(fn, args, kwargs, positions, weights, has_aux, sens=None):
             variables[p] = _variable(args[p], p, weights)
             call_args[p] = variables[p]
 
-    forced = [w for w in weights if not w._requires_grad]
     _grad_state.enabled = True
     _depth.value += 1
-    for w in forced:
-        w._requires_grad = True  # a weight asked for explicitly is differentiated regardless
     try:
         value = fn(*call_args, **kwargs)
         if has_aux:
@@ -195,15 +176,14 @@ def differentiate(fn, args, kwargs, positions, weights, has_aux, sens=None):
         if _depth.value == 1:
             own.update(id(w) for w in weights)
         create = outer_grad and bool(live) and \
-            (_depth.value > 1 or _reaches_foreign([o for o, _ in live], own))
-        if live:
-            grads = _engine_backward([o for o, _ in live], [s for _, s in live], None, create,
-                                     inputs=targets, allow_unused=True)
-        else:
-            grads = [None] * len(targets)
+            (_depth.value > 1 or reaches_foreign([o for o, _ in live], own))
+        # a weight listed with requires_grad=False gets zeros (MindSpore), as one not reached
+        wanted = [t for t in targets if t._requires_grad]
+        grads = iter(_engine_backward([o for o, _ in live], [s for _, s in live], None, create,
+                                      inputs=wanted, allow_unused=True)
+                     if live and wanted else ())
+        grads = [next(grads, None) if t._requires_grad else None for t in targets]
     finally:
-        for w in forced:
-            w._requires_grad = False
         _depth.value -= 1
         _grad_state.enabled = outer_grad
 

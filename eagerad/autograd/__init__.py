@@ -21,16 +21,24 @@ def _as_list(x):
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Accumulate d(tensors)/d(leaf) into every leaf's ``.grad``.
+    """Accumulate d(tensors)/d(leaf) into every leaf's ``.grad`` (only into the ``.grad`` of
+    ``inputs`` when given, leaves or not).
 
     >>> x = eagerad.tensor(1.0, requires_grad=True); backward(x * 3); x.grad.item()
     3.0
+    >>> y = eagerad.tensor(1.0, requires_grad=True); backward(x * y, inputs=[y])
+    >>> x.grad.item(), y.grad.item()
+    (3.0, 1.0)
     """
     tensors = _as_list(tensors)
     grads = _as_list(grad_tensors) or [None] * len(tensors)
     if len(grads) != len(tensors):
         raise ValueError(f"grad_tensors has {len(grads)} entries for {len(tensors)} tensors")
-    _engine_backward(tensors, grads, retain_graph, create_graph)
+    inputs = _as_list(inputs)
+    if inputs is not None and not inputs:
+        raise RuntimeError("backward: inputs= must not be empty (omit it to reach every leaf)")
+    _engine_backward(tensors, grads, retain_graph, create_graph, inputs, True,
+                     accumulate=inputs is not None)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -55,9 +63,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate the gradient of this tensor into the leaves' ``.grad``.
 
-    ``gradient`` is required for non-scalar tensors (the vector in a vector-Jacobian product).
+    ``gradient`` is required for non-scalar tensors (the vector in a vector-Jacobian product);
+    ``inputs`` limits the accumulation to those tensors.
     """
-    _engine_backward([self], [gradient], retain_graph, create_graph)
+    backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs)
 
 
 def Variable(data, requires_grad=False):

@@ -74,16 +74,36 @@ def make_dual(primal, tangent, level=None):
 
 
 def unpack_dual(tensor, level=None):
-    """``(primal, tangent)``; tangent is None when the tensor carries none at ``level``.
+    """``(primal, tangent)``; tangent is None when the tensor carries none at ``level``
+    (or when no level is open, as in PyTorch).
 
     >>> with dual_level():
     ...     p, t = unpack_dual(eagerad.tensor([1.0]))
     ...     print(p.tolist(), t)
     [1.0] None
+    >>> unpack_dual(eagerad.tensor([1.0])).tangent is None
+    True
     """
+    if level is None and not levels:
+        return UnpackedDual(tensor, None)
     level = _current(level)
     tangents = tensor._tangents
     return UnpackedDual(tensor, tangents.get(level) if tangents else None)
+
+
+def detach(t):
+    """``t.detach()`` that keeps ``t``'s tangents: what a transform does to a tensor it cuts
+    from the reverse graph, so an enclosing forward-mode level still sees it move.
+
+    >>> with dual_level():
+    ...     x = make_dual(eagerad.tensor([1.0]), eagerad.tensor([2.0]))
+    ...     print(unpack_dual(detach(x) * 3).tangent)
+    [6.]
+    """
+    d = t.detach()
+    if t._tangents:
+        d._tangents = dict(t._tangents)
+    return d
 
 
 def propagate(op, args, kwargs, outs):
