@@ -28,8 +28,9 @@ import threading
 from .autograd import forward_ad
 from .autograd.engine import backward as _engine_backward, reaches_foreign
 from .autograd.grad_mode import state as _grad_state
-from .ops.shape import alias
+from .autograd.batching import wrap
 from .tensor import Tensor, ones_like, zeros_like
+from .vmap import active, physical, variable
 
 __all__ = ["grad", "value_and_grad"]
 
@@ -76,16 +77,18 @@ def _as_weights(weights):
     return tuple(weights), False
 
 
-def _variable(x, position, weights):
-    """A fresh variable for the argument at ``position`` (see the module docstring)."""
+def _variable(x, position, weights, lv):
+    """``(logical, physical)`` fresh variable for the argument at ``position`` (see the
+    module docstring); inside vmap it is batched at every level ``lv``, so each sample
+    gets its own gradient."""
     if not isinstance(x, Tensor):
         raise TypeError(f"grad_position {position} selects an argument of type "
                         f"{type(x).__name__}; only Tensors can be differentiated")
-    if x._requires_grad and not any(x is w for w in weights):
-        return alias(x)   # stays connected to whatever differentiates x from outside
-    v = forward_ad.detach(x)   # tangents kept: forward mode over this transform sees x move
-    v._requires_grad = True   # set directly: the MindSpore face differentiates integers too
-    return v
+    if any(x is w for w in weights):
+        v = forward_ad.detach(x)   # tangents kept: forward mode over this transform sees x move
+        v._requires_grad = True
+        return v, v
+    return variable(x, lv)
 
 
 # ------------------------------------------------------------------- outputs
@@ -149,13 +152,19 @@ def differentiate(fn, args, kwargs, positions, weights, has_aux, sens=None):
     if positions is not None and positions and max(positions) >= len(args):
         raise ValueError(f"grad_position {max(positions)} is out of range: the function was "
                          f"called with {len(args)} positional argument(s)")
+    lv = active()
+    if lv and weights:
+        raise NotImplementedError(
+            "grad with weights= inside vmap would sum the per-sample weight gradients; pass the "
+            "parameters as an argument instead (e.g. vmap(grad(loss), in_axes=(None, 0))(params, x) "
+            "with eagerad.func.functional_call)")
     outer_grad = _grad_state.enabled
     variables = {}
     call_args = list(args)
     for p in positions or ():
         if p not in variables:
-            variables[p] = _variable(args[p], p, weights)
-            call_args[p] = variables[p]
+            variables[p] = _variable(args[p], p, weights, lv)
+            call_args[p] = variables[p][0]
 
     _grad_state.enabled = True
     _depth.value += 1
@@ -169,10 +178,11 @@ def differentiate(fn, args, kwargs, positions, weights, has_aux, sens=None):
         else:
             target, aux = value, None
         outs = _flatten(target)
-        seeds = _seeds(outs, sens)
+        seeds = [physical(s, lv) for s in _seeds(outs, sens)]
+        outs = [physical(o, lv) for o in outs]
         live = [(o, s) for o, s in zip(outs, seeds) if o._requires_grad]
-        targets = [variables[p] for p in positions or ()] + list(weights)
-        own = {id(v) for k, v in variables.items() if v.grad_fn is None}
+        targets = [variables[p][1] for p in positions or ()] + list(weights)
+        own = {id(v) for _, v in variables.values() if v.grad_fn is None}
         if _depth.value == 1:
             own.update(id(w) for w in weights)
         create = outer_grad and bool(live) and \
@@ -187,10 +197,12 @@ def differentiate(fn, args, kwargs, positions, weights, has_aux, sens=None):
         _depth.value -= 1
         _grad_state.enabled = outer_grad
 
-    grads = [g if g is not None else zeros_like(t) for g, t in zip(grads, targets)]
+    n = len(positions or ())
+    logical = [variables[p][0] for p in positions or ()] + list(weights)
+    grads = [wrap(g, lv) if g is not None and i < n else g for i, g in enumerate(grads)]
+    grads = [g if g is not None else zeros_like(t) for g, t in zip(grads, logical)]
     if not create:
         value = _detach(value)
-    n = len(positions or ())
     return value, aux, grads[:n], grads[n:]
 
 

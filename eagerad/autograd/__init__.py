@@ -5,8 +5,8 @@
 >>> eagerad.autograd.grad(x ** 3, x)[0].item()
 12.0
 """
-from ..tensor import Tensor, tensor as _tensor
-from . import forward_ad, hooks as _hooks
+from ..tensor import Tensor, ones_like, tensor as _tensor
+from . import batching as _batching, forward_ad, hooks as _hooks
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import backward as _engine_backward
 from .function import Function, FunctionCtx
@@ -56,8 +56,17 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _as_list(grad_outputs) or [None] * len(outputs)
     if len(grads) != len(outputs):
         raise ValueError(f"grad_outputs has {len(grads)} entries for {len(outputs)} outputs")
-    result = _engine_backward(outputs, grads, retain_graph, create_graph, inputs, allow_unused)
-    return result
+    lv = sorted(_batching.levels)
+    if lv:      # inside vmap: differentiate the physical tensors, per sample
+        phys = _batching.to_physical
+        outputs = [phys(o, lv) for o in outputs]
+        grads = [g if g is None else phys(g, lv) for g in grads]
+        grads = [g if g is not None or o.size != 1 else None for g, o in zip(grads, outputs)]
+        grads = [ones_like(o) if g is None else g for g, o in zip(grads, outputs)]
+        result = _engine_backward(outputs, grads, retain_graph, create_graph,
+                                  [phys(t, lv) for t in inputs], allow_unused)
+        return tuple(g if g is None else _batching.wrap(g, lv) for g in result)
+    return _engine_backward(outputs, grads, retain_graph, create_graph, inputs, allow_unused)
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
