@@ -27,7 +27,7 @@ from .autograd.grad_mode import enable_grad, state as grad_state
 from .ops.shape import _index_arrays, index_add
 from .tensor import Tensor, arange, eye, ones, zeros
 from .autograd.batching import unwrap, wrap
-from .vmap import active, lift, lower, materialize, physical, variable, vmap
+from .vectorize import active, lift, lower, materialize, physical, variable, vmap
 
 __all__ = ["vjp", "jvp", "jacrev", "jacfwd", "hessian"]
 

@@ -30,7 +30,7 @@ from .autograd.engine import backward as _engine_backward, reaches_foreign
 from .autograd.grad_mode import state as _grad_state
 from .autograd.batching import wrap
 from .tensor import Tensor, ones_like, zeros_like
-from .vmap import active, physical, variable
+from .vectorize import active, physical, variable
 
 __all__ = ["grad", "value_and_grad"]
 

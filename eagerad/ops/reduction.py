@@ -17,7 +17,18 @@ def _spread(g, x_shape, axes, keepdims):
     return g.broadcast_to(x_shape)
 
 
-from .registry import Case, U, defop  # noqa: E402  (after _spread, which the rules use)
+from .registry import OPS, Case, U, defop  # noqa: E402  (after _spread, which the rules use)
+
+
+def _reduce_batch(get_op):
+    """Batching rule of a reduction over ``axes``: the same reduction with the axes moved
+    past the batch axis."""
+    def rule(args, bdims, axes, keepdims):
+        b = bdims[0]
+        moved = tuple(a + (a >= b) for a in axes)
+        out_b = b if keepdims else b - len([a for a in axes if a < b])
+        return get_op()(args[0], axes=moved, keepdims=keepdims), out_b
+    return rule
 
 # gradcheck cases: all axes, one axis kept, a 0-d input; sums also take empty arrays
 _REDUCE_CASES = [Case(U(2, 3), axes=(0, 1), keepdims=False), Case(U(2, 3), axes=(1,), keepdims=True),
@@ -36,7 +47,7 @@ _sum = defop("sum", lambda B, x, axes, keepdims: B.reduce("sum", x, axes, keepdi
              vjp=lambda g, ans, x, axes, keepdims: _spread(g, x.shape, axes, keepdims),
              fast=_spread_array,
              jvp=lambda t, ans, x, axes, keepdims: _sum(t, axes=axes, keepdims=keepdims), saves=(),
-             cases=_REDUCE_CASES + [Case(U(0, 3), axes=(0,), keepdims=False)])
+             batch=_reduce_batch(lambda: _sum), cases=_REDUCE_CASES + [Case(U(0, 3), axes=(0,), keepdims=False)])
 
 
 def _extreme_share(ans, x, axes, keepdims):
@@ -46,7 +57,8 @@ def _extreme_share(ans, x, axes, keepdims):
 
 
 def _extreme(name):
-    return defop(name, lambda B, x, axes, keepdims: B.reduce(name, x, axes, keepdims),
+    return defop(name, batch=_reduce_batch(lambda: OPS[name]),
+                 forward=lambda B, x, axes, keepdims: B.reduce(name, x, axes, keepdims),
                  vjp=lambda g, ans, x, axes, keepdims:
                      _spread(g, x.shape, axes, keepdims) * _extreme_share(ans, x, axes, keepdims),
                  jvp=lambda t, ans, x, axes, keepdims:
@@ -62,7 +74,8 @@ _logsumexp = defop("logsumexp", lambda B, x, axes, keepdims: B.logsumexp(x, axes
                    (x - _spread(ans, x.shape, axes, keepdims)).exp(),
                    jvp=lambda t, ans, x, axes, keepdims: _sum(
                        t * (x - _spread(ans, x.shape, axes, keepdims)).exp(), axes=axes,
-                       keepdims=keepdims), save_output=True, cases=_REDUCE_CASES)
+                       keepdims=keepdims), save_output=True, cases=_REDUCE_CASES,
+                   batch=_reduce_batch(lambda: _logsumexp))
 
 
 def _prepare(x, axis, name, dim=None, dtype=None):
@@ -148,7 +161,8 @@ def logsumexp(x, axis=None, keepdims=False, *, dim=None, keepdim=None):
 
 
 def _truth(name):
-    op = defop(name, lambda B, x, axes, keepdims: B.reduce(name, x, axes, keepdims))
+    op = defop(name, lambda B, x, axes, keepdims: B.reduce(name, x, axes, keepdims),
+               batch=_reduce_batch(lambda: OPS[name]))
 
     def fn(x, axis=None, keepdims=False, *, dim=None, keepdim=None):
         x, axes = _prepare(x, axis, name, dim)
@@ -166,13 +180,16 @@ all = _truth("all")
 
 
 def _arg(name):
+    op = defop(name, lambda B, x, axes, keepdims: B.argreduce(name, x, axes[0], keepdims),
+               batch=_reduce_batch(lambda: OPS[name]))
+
     def fn(x, axis=None, keepdims=False, *, dim=None, keepdim=None):
-        from .. import backend
         x = as_tensor(x)
         axis, keepdims = (axis if dim is None else dim), _keep(keepdims, keepdim)
-        ax = None if axis is None else normalize_axis(axis, x.ndim)[0]
-        data = backend.get(x.device.type).argreduce(name, x._data, ax, keepdims)
-        return Tensor._make(data, x.device)
+        if axis is None:      # the index into the flattened tensor
+            flat = op(x.reshape(-1), axes=(0,), keepdims=False)
+            return flat.reshape((1,) * x.ndim) if keepdims else flat
+        return op(x, axes=normalize_axis(axis, x.ndim), keepdims=keepdims)
     fn.__name__ = name
     fn.__doc__ = f"Index of the {name[3:]}imum along ``axis`` (not differentiable)."
     return fn
