@@ -24,6 +24,7 @@ from .autograd import forward_ad
 from .autograd.engine import _collect, _edge_of, _needed, backward as _engine_backward, \
     reaches_foreign
 from .autograd.grad_mode import enable_grad, state as grad_state
+from .ops.registry import OPS
 from .ops.shape import _index_arrays, index_add
 from .tensor import Tensor, arange, eye, ones, zeros
 from .autograd.batching import unwrap, wrap
@@ -93,7 +94,7 @@ def vjp(fn, *inputs, has_aux=False):
     >>> [g.item() for g in f_vjp(eagerad.tensor([1.0]))]
     [3.0, 2.0]
     """
-    out, pull, aux, _ = _vjp(fn, inputs, has_aux)
+    out, pull, aux, _, _ = _vjp(fn, inputs, has_aux)
     outs, _ = _tensors(out, "vjp: fn's output")
 
     def vjp_fn(*v):
@@ -112,8 +113,8 @@ def vjp(fn, *inputs, has_aux=False):
 
 
 def _vjp(fn, inputs, has_aux):
-    """``(shown output, pull, aux, physical variables)``: ``pull(cotangents)`` runs the
-    engine once."""
+    """``(shown output, pull, aux, physical variables, physical outputs)``:
+    ``pull(cotangents)`` runs the engine once."""
     for i, x in enumerate(inputs):
         _check_float(x, f"vjp: inputs[{i}]")
     lv = active()
@@ -142,7 +143,7 @@ def _vjp(fn, inputs, has_aux):
 
     shown = out if foreign and grad_state.enabled else \
         (forward_ad.detach(outs[0]) if single else tuple(forward_ad.detach(o) for o in outs))
-    return shown, pull, aux, variables
+    return shown, pull, aux, variables, phys
 
 
 def _requires_grad(t):
@@ -204,21 +205,22 @@ def jacrev(fn, grad_position=0, has_aux=False):
                 call[p] = x
             return fn(*call)
         xs = [args[p] for p in positions]
-        out, pull, aux, variables = _vjp(at_positions, xs, has_aux)
+        out, pull, aux, variables, phys = _vjp(at_positions, xs, has_aux)
         outs, single_out = _tensors(out, "jacrev: fn's output")
-        jac = tuple(_rev_rows(pull, outs, k, xs, variables) for k in range(len(outs)))
+        jac = tuple(_rev_rows(pull, outs, k, xs, variables, phys[k]) for k in range(len(outs)))
         return _shape_result(jac, single_out, single_pos, aux, has_aux)
     return jac_fn
 
 
-def _rev_rows(pull, outs, k, xs, variables):
-    """d outs[k] / d x for each x, by pulling back a batch of basis cotangents."""
+def _rev_rows(pull, outs, k, xs, variables, recorded):
+    """d outs[k] / d x for each x, by pulling back a batch of basis cotangents (``recorded``:
+    the output as the graph holds it)."""
     o = outs[k]
 
     def pull_k(v):
         return pull([v if i == k else zeros(*u.shape, dtype=u.dtype, device=u.device)
                      for i, u in enumerate(outs)])
-    if _diagonal(o, variables):
+    if _diagonal(recorded, variables):
         ones_k = ones(*o.shape, dtype=o.dtype, device=o.device)
         rows = [_diag_embed(g.reshape((1,) + g.shape)) for g in pull_k(ones_k)]
     elif o.size:
@@ -274,7 +276,12 @@ def jacfwd(fn, grad_position=0, has_aux=False):
             def column(t):
                 result = jvp(at_p, (x,), (t,), has_aux)
                 return (result[1], result[0]) + ((result[2],) if has_aux else ())
-            if x.size:
+            diagonal = _diagonal_forward(at_p, x, has_aux)
+            if diagonal is not None:
+                tangents, out, aux = diagonal
+                outs, single_out = _tensors(out, "jacfwd: fn's output")
+                tangents = tuple(t.reshape((x.size,) + o.shape) for t, o in zip(tangents, outs))
+            elif x.size:
                 tangents, out, *aux = vmap(column)(_seed(x.size, x))
                 outs, single_out = _tensors(out, "jacfwd: fn's output")
                 outs = tuple(o[0] for o in outs)     # every sample computed the same primal
@@ -288,6 +295,18 @@ def jacfwd(fn, grad_position=0, has_aux=False):
         jac = tuple(zip(*per_pos))
         return _shape_result(jac, single_out, single_pos, aux, has_aux)
     return jac_fn
+
+
+def _diagonal_forward(at_p, x, has_aux):
+    """``(Jacobian rows, out, aux)`` when ``at_p`` is elementwise in ``x`` (see ``_diagonal``),
+    from one recorded forward and one backward pass; None otherwise."""
+    if active() or not x.size or not any(op.elementwise for op in OPS.values()):
+        return None
+    out, pull, aux, variables, phys = _vjp(at_p, (x,), has_aux)
+    if not isinstance(out, Tensor) or not _diagonal(phys[0], variables):
+        return None
+    (g,) = pull([ones(*out.shape, dtype=out.dtype, device=out.device)])
+    return (_diag_embed(g.reshape((1,) + g.shape)),), out, aux
 
 
 def _first(tree):

@@ -115,3 +115,25 @@ def test_jacobians_with_a_hooked_intermediate_equal_row_by_row_vjp_and_jvp():
                                np.stack([E.jvp(lambda s: E.vjp(lambda u: f(u).sum(), s)[1](T(1.0))[0],
                                                (x,), (T(e),))[1].numpy() for e in np.eye(3)],
                                         axis=1), atol=1e-10)
+
+
+def test_elementwise_jacobians_take_one_backward_pass_when_ops_declare_it(monkeypatch):
+    from eagerad import functional as F
+    for name in ("sin", "mul", "exp"):
+        monkeypatch.setattr(ops.OPS[name], "elementwise", True)
+    calls = []
+    monkeypatch.setattr(F, "vmap", lambda fn: calls.append(fn) or vmap(fn))
+    x = T(np.linspace(-1, 1, 50))
+    f = lambda t: t.sin() * 2 * t.exp()  # noqa: E731
+    expected = np.diag((np.cos(x.numpy()) + np.sin(x.numpy())) * 2 * np.exp(x.numpy()))
+    np.testing.assert_allclose(E.jacrev(f)(x).numpy(), expected, atol=1e-12)
+    np.testing.assert_allclose(E.jacfwd(f)(x).numpy(), expected, atol=1e-12)
+    assert not calls                       # the diagonal path, no batch of cotangents
+    # a hook on the way, or a broadcast input, leaves the diagonal path
+    def hooked(t):
+        h = t.sin()
+        h.register_hook(lambda g: g * 10)
+        return h * 2
+    np.testing.assert_allclose(E.jacrev(hooked)(x).numpy(), np.diag(20 * np.cos(x.numpy())),
+                               atol=1e-12)
+    assert calls
