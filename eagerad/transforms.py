@@ -25,11 +25,12 @@ faster and frees the forward graph at once.
 """
 import threading
 
-from .autograd.engine import backward as _engine_backward
+from .autograd import forward_ad
+from .autograd.engine import backward as _engine_backward, reaches_foreign
 from .autograd.grad_mode import state as _grad_state
-from .autograd.node import Node
-from .ops.shape import alias
+from .autograd.batching import wrap
 from .tensor import Tensor, ones_like, zeros_like
+from .vectorize import active, physical, variable
 
 __all__ = ["grad", "value_and_grad"]
 
@@ -76,16 +77,18 @@ def _as_weights(weights):
     return tuple(weights), False
 
 
-def _variable(x, position, weights):
-    """A fresh variable for the argument at ``position`` (see the module docstring)."""
+def _variable(x, position, weights, lv):
+    """``(logical, physical)`` fresh variable for the argument at ``position`` (see the
+    module docstring); inside vmap it is batched at every level ``lv``, so each sample
+    gets its own gradient."""
     if not isinstance(x, Tensor):
         raise TypeError(f"grad_position {position} selects an argument of type "
                         f"{type(x).__name__}; only Tensors can be differentiated")
-    if x._requires_grad and not any(x is w for w in weights):
-        return alias(x)   # stays connected to whatever differentiates x from outside
-    v = x.detach()
-    v._requires_grad = True   # set directly: the MindSpore face differentiates integers too
-    return v
+    if any(x is w for w in weights):
+        v = forward_ad.detach(x)   # tangents kept: forward mode over this transform sees x move
+        v._requires_grad = True
+        return v, v
+    return variable(x, lv)
 
 
 # ------------------------------------------------------------------- outputs
@@ -121,26 +124,10 @@ def _seeds(outs, sens):
     return seeds
 
 
-def _reaches_foreign(outs, own):
-    """True when the graph below ``outs`` holds a leaf that requires grad and is not in ``own``."""
-    stack = [o.grad_fn if o.grad_fn is not None else o for o in outs]
-    seen = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if type(node) is not Node:
-            if node._requires_grad and id(node) not in own:
-                return True
-            continue
-        stack.extend(edge[0] for edge in node.next if edge is not None)
-    return False
-
-
 def _detach(out):
+    """Cut outputs from the reverse graph, keeping their forward-mode tangents."""
     if isinstance(out, Tensor):
-        return out.detach()
+        return forward_ad.detach(out)
     if isinstance(out, (tuple, list)):
         return type(out)(_detach(o) for o in out)
     return out
@@ -165,19 +152,22 @@ def differentiate(fn, args, kwargs, positions, weights, has_aux, sens=None):
     if positions is not None and positions and max(positions) >= len(args):
         raise ValueError(f"grad_position {max(positions)} is out of range: the function was "
                          f"called with {len(args)} positional argument(s)")
+    lv = active()
+    if lv and weights:
+        raise NotImplementedError(
+            "grad with weights= inside vmap would sum the per-sample weight gradients; pass the "
+            "parameters as an argument instead (e.g. vmap(grad(loss), in_axes=(None, 0))(params, x) "
+            "with eagerad.func.functional_call)")
     outer_grad = _grad_state.enabled
     variables = {}
     call_args = list(args)
     for p in positions or ():
         if p not in variables:
-            variables[p] = _variable(args[p], p, weights)
-            call_args[p] = variables[p]
+            variables[p] = _variable(args[p], p, weights, lv)
+            call_args[p] = variables[p][0]
 
-    forced = [w for w in weights if not w._requires_grad]
     _grad_state.enabled = True
     _depth.value += 1
-    for w in forced:
-        w._requires_grad = True  # a weight asked for explicitly is differentiated regardless
     try:
         value = fn(*call_args, **kwargs)
         if has_aux:
@@ -188,29 +178,31 @@ def differentiate(fn, args, kwargs, positions, weights, has_aux, sens=None):
         else:
             target, aux = value, None
         outs = _flatten(target)
-        seeds = _seeds(outs, sens)
+        seeds = [physical(s, lv) for s in _seeds(outs, sens)]
+        outs = [physical(o, lv) for o in outs]
         live = [(o, s) for o, s in zip(outs, seeds) if o._requires_grad]
-        targets = [variables[p] for p in positions or ()] + list(weights)
-        own = {id(v) for k, v in variables.items() if v.grad_fn is None}
+        targets = [variables[p][1] for p in positions or ()] + list(weights)
+        own = {id(v) for _, v in variables.values() if v.grad_fn is None}
         if _depth.value == 1:
             own.update(id(w) for w in weights)
         create = outer_grad and bool(live) and \
-            (_depth.value > 1 or _reaches_foreign([o for o, _ in live], own))
-        if live:
-            grads = _engine_backward([o for o, _ in live], [s for _, s in live], None, create,
-                                     inputs=targets, allow_unused=True)
-        else:
-            grads = [None] * len(targets)
+            (_depth.value > 1 or reaches_foreign([o for o, _ in live], own))
+        # a weight listed with requires_grad=False gets zeros (MindSpore), as one not reached
+        wanted = [t for t in targets if t._requires_grad]
+        grads = iter(_engine_backward([o for o, _ in live], [s for _, s in live], None, create,
+                                      inputs=wanted, allow_unused=True)
+                     if live and wanted else ())
+        grads = [next(grads, None) if t._requires_grad else None for t in targets]
     finally:
-        for w in forced:
-            w._requires_grad = False
         _depth.value -= 1
         _grad_state.enabled = outer_grad
 
-    grads = [g if g is not None else zeros_like(t) for g, t in zip(grads, targets)]
+    n = len(positions or ())
+    logical = [variables[p][0] for p in positions or ()] + list(weights)
+    grads = [wrap(g, lv) if g is not None and i < n else g for i, g in enumerate(grads)]
+    grads = [g if g is not None else zeros_like(t) for g, t in zip(grads, logical)]
     if not create:
         value = _detach(value)
-    n = len(positions or ())
     return value, aux, grads[:n], grads[n:]
 
 

@@ -311,3 +311,16 @@ def test_grad_fn_has_a_readable_name_and_leaves_accumulate():
     y.sum().backward()
     (x * 3).sum().backward()
     assert x.grad.item() == 5.0
+
+
+def test_backward_inputs_accumulates_only_into_listed_tensors():
+    import eagerad as E
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    y = E.tensor([3.0, 4.0], requires_grad=True)
+    h = x * y
+    (h * x).sum().backward(inputs=[y], retain_graph=True)
+    assert x.grad is None and y.grad.tolist() == [1.0, 4.0]
+    E.autograd.backward((h * x).sum(), inputs=[x, h])
+    assert x.grad.tolist() == [6.0, 16.0]         # d/dx x^2 y = 2xy
+    assert h.grad.tolist() == [1.0, 2.0]          # a non-leaf listed: its gradient, x
+    assert y.grad.tolist() == [1.0, 4.0]          # untouched by the second call

@@ -208,3 +208,11 @@ def test_function_that_saved_nothing_may_backward_twice():
     y.backward()
     y.backward()
     np.testing.assert_allclose(x.grad.numpy(), [6.0, 6.0])
+
+
+def test_unpack_dual_outside_a_level_gives_no_tangent():
+    import eagerad
+    from eagerad.autograd import forward_ad
+    x = eagerad.tensor([1.0])
+    primal, tangent = forward_ad.unpack_dual(x)
+    assert primal is x and tangent is None

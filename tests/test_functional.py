@@ -1,5 +1,5 @@
 """vjp / jvp / jacrev / jacfwd / hessian against closed forms, finite differences and
-each other; batched paths are checked to be taken (no per-row fallback)."""
+each other; batching rules are checked to be taken (no per-row fallback)."""
 import numpy as np
 import pytest
 
@@ -40,11 +40,16 @@ FUNCTIONS = {
 
 @pytest.fixture
 def no_fallback(monkeypatch):
-    """Fail if a Jacobian falls back to one pass per row."""
-    def refuse(*args, **kwargs):
-        raise AssertionError("per-row fallback used")
-    monkeypatch.setattr(F, "_reverse_rows", refuse)
-    monkeypatch.setattr(F, "_forward_rows", refuse)
+    """Fail if a Jacobian loops over rows where an op declares a batching rule (Jacobians
+    are one batched engine walk; only ops without a rule may loop over the batch)."""
+    from eagerad.ops import registry
+    loop = registry.loop_batch
+
+    def refuse(op, *args, **kwargs):
+        if op.batch is not None or op.elementwise:
+            raise AssertionError(f"per-row fallback used for {op.name}, which has a rule")
+        return loop(op, *args, **kwargs)
+    monkeypatch.setattr(registry, "loop_batch", refuse)
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))

@@ -95,6 +95,7 @@ def _add(a, b):
     if b is None:
         return a
     if not grad_state.enabled and sys.getrefcount(a) == _ONLY_IN_BUFFER and a is not b \
+            and type(a) is Tensor and type(b) is Tensor \
             and a._tangents is None and b._tangents is None:
         arr = a._data
         # the array: ``a``'s slot, ``arr`` and getrefcount's argument
@@ -106,12 +107,13 @@ def _add(a, b):
 
 
 def backward(outputs, grad_outputs, retain_graph=None, create_graph=False, inputs=None,
-             allow_unused=False):
-    """Core of ``Tensor.backward`` and ``autograd.grad``.
+             allow_unused=False, accumulate=False):
+    """Core of ``Tensor.backward``, ``autograd.grad`` and every transform.
 
     Without ``inputs`` gradients accumulate into the leaves' ``.grad``; with
     ``inputs`` they are returned (one per input, None where unused) and no
-    ``.grad`` is touched.
+    ``.grad`` is touched, unless ``accumulate``: then they are added to the
+    ``.grad`` of those tensors only (PyTorch's ``backward(inputs=...)``).
 
     >>> x = eagerad.tensor([1.0, 2.0], requires_grad=True)
     >>> backward([(x * x).sum()], [None], inputs=[x])
@@ -147,6 +149,13 @@ def backward(outputs, grad_outputs, retain_graph=None, create_graph=False, input
     finally:
         grad_state.enabled = prev
     if inputs is None:
+        return None
+    if accumulate:
+        for t in inputs:
+            g = captured.get(_edge_of(t))
+            if g is not None:
+                g = g if create_graph or not g._requires_grad else g.detach()
+                t._grad = g if t._grad is None else t._grad + g
         return None
     result = []
     for i, t in enumerate(inputs):
@@ -218,6 +227,30 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
             g = g.detach() if g._requires_grad else g
         leaf._grad = g if leaf._grad is None else leaf._grad + g
     return captured
+
+
+def reaches_foreign(outs, own):
+    """True when the graph below ``outs`` holds a leaf that requires grad and whose id is
+    not in ``own``: someone outside a transform can still differentiate its result, so the
+    transform's backward must be recorded.
+
+    >>> x = eagerad.tensor(1.0, requires_grad=True)
+    >>> reaches_foreign([x * 2], set()), reaches_foreign([x * 2], {id(x)})
+    (True, False)
+    """
+    stack = [o.grad_fn if o.grad_fn is not None else o for o in outs]
+    seen = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if type(node) is not Node:
+            if node._requires_grad and id(node) not in own:
+                return True
+            continue
+        stack.extend(edge[0] for edge in node.next if edge is not None)
+    return False
 
 
 def _apply_hooks(hooks, g):

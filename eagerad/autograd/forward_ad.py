@@ -17,13 +17,11 @@ import collections
 import contextlib
 
 from ..tensor import Tensor
+from . import batching
 
 levels = []          # active levels, innermost last (empty: forward AD costs nothing)
 _counter = [0]
 UnpackedDual = collections.namedtuple("UnpackedDual", "primal tangent")
-# level -> function used instead of the per-op jvp rules at that level; jacfwd's levels carry
-# tangents with one extra leading batch dimension and need shape-aware rules
-batched = {}
 
 
 @contextlib.contextmanager
@@ -74,16 +72,38 @@ def make_dual(primal, tangent, level=None):
 
 
 def unpack_dual(tensor, level=None):
-    """``(primal, tangent)``; tangent is None when the tensor carries none at ``level``.
+    """``(primal, tangent)``; tangent is None when the tensor carries none at ``level``
+    (or when no level is open, as in PyTorch).
 
     >>> with dual_level():
     ...     p, t = unpack_dual(eagerad.tensor([1.0]))
     ...     print(p.tolist(), t)
     [1.0] None
+    >>> unpack_dual(eagerad.tensor([1.0])).tangent is None
+    True
     """
+    if level is None and not levels:
+        return UnpackedDual(tensor, None)
     level = _current(level)
     tangents = tensor._tangents
     return UnpackedDual(tensor, tangents.get(level) if tangents else None)
+
+
+def detach(t):
+    """``t.detach()`` that keeps ``t``'s tangents: what a transform does to a tensor it cuts
+    from the reverse graph, so an enclosing forward-mode level still sees it move.
+
+    >>> with dual_level():
+    ...     x = make_dual(eagerad.tensor([1.0]), eagerad.tensor([2.0]))
+    ...     print(unpack_dual(detach(x) * 3).tangent)
+    [6.]
+    """
+    if type(t) is batching.BatchedTensor:    # tangents live on the physical tensor
+        return batching.BatchedTensor(detach(t._value), t._level)
+    d = t.detach()
+    if t._tangents:
+        d._tangents = dict(t._tangents)
+    return d
 
 
 def propagate(op, args, kwargs, outs):
@@ -97,15 +117,14 @@ def propagate(op, args, kwargs, outs):
     [-3.]
     """
     for level, tangents in levels_with_tangents(args):
-        out_tangent = without_level(level, batched.get(level, _rule_sum), op, tangents, args,
-                                    kwargs, outs)
+        out_tangent = without_level(level, _rule_sum, op, tangents, args, kwargs, outs)
         if out_tangent is None:
             continue
         pairs = zip(outs, out_tangent) if op.n_outputs > 1 else ((outs[0], out_tangent),)
         for out, t in pairs:
             if t is None:
                 continue
-            if t.shape != out.shape and level not in batched:
+            if t.shape != out.shape:
                 t = t.broadcast_to(out.shape)
             if t.dtype != out.dtype:
                 t = t.astype(out.dtype)

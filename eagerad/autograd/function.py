@@ -22,7 +22,7 @@ differentiated again.  An optional ``jvp`` gives forward-mode tangents.
 import functools
 
 from ..tensor import Tensor, zeros, zeros_like
-from . import forward_ad
+from . import batching, forward_ad
 from .engine import _edge_of
 from .grad_mode import no_grad, state as grad_state
 from .node import Node
@@ -132,6 +132,8 @@ class Function:
         >>> y = Double.apply(eagerad.tensor(1.0, requires_grad=True)); y.item(), y.grad_fn.name
         (2.0, 'DoubleBackward')
         """
+        if batching.levels and any(type(a) is batching.BatchedTensor for a in args):
+            return batching.apply_per_sample(cls.apply, args)   # inside vmap: per sample
         needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         ctx = FunctionCtx(needs)
         ctx._name = cls.__name__ + "Backward"
@@ -205,8 +207,6 @@ def _run_backward(cls, ctx, grads, inputs, outs):
 def _push_tangents(cls, ctx, args, outs):
     """Forward mode through a custom op: its ``jvp`` at every level where inputs carry tangents."""
     for level, tangents in forward_ad.levels_with_tangents(args):
-        if level in forward_ad.batched:   # let the batched handler refuse (or take) the op
-            forward_ad.batched[level](cls, tangents, args, {}, outs)
         if cls.jvp is None:
             raise NotImplementedError(f"forward-mode AD: {cls.__name__} defines no jvp(ctx, "
                                       "*tangents) static method")

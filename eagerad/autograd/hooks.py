@@ -17,6 +17,7 @@ import itertools
 import weakref
 
 from ..tensor import Tensor
+from . import batching
 
 _ids = itertools.count()
 
@@ -85,6 +86,8 @@ def register_hook(self, hook):
     """
     if not callable(hook):
         raise TypeError(f"register_hook: hook must be callable, got {type(hook).__name__}")
+    if type(self) is batching.BatchedTensor:   # inside vmap: the graph is on the physical tensor
+        return register_hook(batching.unwrap(self)[0], hook)
     if not self._requires_grad:
         raise RuntimeError("register_hook: cannot register a hook on a tensor that does not "
                            "require grad")

@@ -16,18 +16,22 @@ class Node:
     ``backward_fn(grads, inputs, outputs)`` gets one gradient per output (None
     where none flowed) and returns one gradient (or None) per entry of ``next``.
     ``saved`` are the input tensors whose values the rule reads; their versions
-    are checked when backward unpacks them.
+    are checked when backward unpacks them.  ``op`` and ``kwargs`` say which
+    registry op (with which keywords) the node recorded.
 
     >>> x = eagerad.tensor(2.0, requires_grad=True)
-    >>> node = (x * x).grad_fn; node.name, node.n_outputs
-    ('MulBackward', 1)
+    >>> node = (x * x).grad_fn; node.name, node.n_outputs, node.op.name
+    ('MulBackward', 1, 'mul')
     """
-    __slots__ = ("name", "backward_fn", "next", "inputs", "saved_versions", "out_data",
+    __slots__ = ("name", "op", "kwargs", "backward_fn", "next", "inputs", "saved_versions", "out_data",
                  "out_version", "out_tangents", "n_outputs", "seq", "pre_hooks", "retained",
                  "released", "trace", "device", "__weakref__")
 
-    def __init__(self, name, backward_fn, next_edges, inputs, saved, outputs, save_outputs):
+    def __init__(self, name, backward_fn, next_edges, inputs, saved, outputs, save_outputs,
+                 op=None, kwargs=None):
         self.name = name
+        self.op = op            # the registry op recorded (None for a custom Function)
+        self.kwargs = kwargs
         self.backward_fn = backward_fn
         self.next = next_edges
         self.inputs = inputs

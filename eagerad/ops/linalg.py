@@ -8,7 +8,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .math import as_tensor, broadcastable, operands
-from .registry import Case, U, defop
+from .registry import Case, U, defop, move_batch
 
 
 def _as_2d(a, b):
@@ -50,8 +50,34 @@ def _matmul_shape(sa, sb):
     return tuple(batch) + (sa[-2], sb[-1])
 
 
+def _batch(args, bdims):
+    """Batching rule: 1-D operands become matrices, the batch axis goes first with unit
+    axes so that it lines up with the other operand's broadcast batch dimensions."""
+    a, b = (move_to_front(x, d) for x, d in zip(args, bdims))
+    la, lb = (x.ndim - (d is not None) for x, d in zip((a, b), bdims))
+    ma = a if la > 1 else a.reshape(a.shape[:-1] + (1, a.shape[-1]))
+    mb = b if lb > 1 else b.reshape(b.shape + (1,))
+    nb = max(la, lb, 2) - 2
+    ops = []
+    for m, d, own in ((ma, bdims[0], max(la, 2)), (mb, bdims[1], max(lb, 2))):
+        if d is not None and own - 2 < nb:
+            m = m.reshape(m.shape[:1] + (1,) * (nb - own + 2) + m.shape[1:])
+        ops.append(m)
+    out = _matmul(*ops)
+    if la == 1:
+        out = out.reshape(out.shape[:-2] + out.shape[-1:])
+    if lb == 1:
+        out = out.reshape(out.shape[:-1])
+    return out, 0
+
+
+def move_to_front(x, bdim):
+    """``x`` with axis ``bdim`` first (unchanged when it is not batched)."""
+    return x if bdim is None or bdim == 0 else move_batch(x, bdim)
+
+
 _matmul = defop("matmul", lambda B, a, b: B.matmul(a, b), vjp=(_grad_a, _grad_b),
-                fast=(_fast_a, _fast_b),
+                fast=(_fast_a, _fast_b), batch=_batch,
                 jvp=(lambda t, ans, a, b: _matmul(t, b), lambda t, ans, a, b: _matmul(a, t)),
                 cases=[Case(U(2, 3), U(3, 4)), Case(U(2, 1, 2, 3), U(3, 3, 2)), Case(U(3), U(3, 2)),
                        Case(U(2, 3), U(3)), Case(U(3), U(3)), Case(U(0, 3), U(3, 2)),

@@ -107,7 +107,8 @@ class GradOperation(Primitive):
 
     ``get_all``: gradients of all inputs (else the first only); ``get_by_list``:
     gradients of the ``weights`` given with ``fn`` (then ``(inputs, weights)``
-    when ``get_all`` too); ``sens_param``: the gradient function takes one more
+    when ``get_all`` too; a single Parameter gets its gradient unwrapped, and ``weights=None``
+    with ``get_all`` gives ``(input_grads, ())``); ``sens_param``: the gradient function takes one more
     argument, the output's sensitivity (a tuple of them for a tuple output),
     instead of seeding the outputs with ones.
 
@@ -126,10 +127,10 @@ class GradOperation(Primitive):
         from ..transforms import _as_weights, differentiate
         if not callable(fn):
             raise TypeError(f"GradOperation: fn must be callable, got {type(fn).__name__}")
-        if self.get_by_list and weights is None:
+        if self.get_by_list and weights is None and not self.get_all:
             raise ValueError("GradOperation(get_by_list=True) needs the weights: "
                              "grad_op(net, ParameterTuple(net.trainable_params()))")
-        weight_list = _as_weights(weights)[0] if self.get_by_list else ()
+        weight_list, single_weight = _as_weights(weights) if self.get_by_list else ((), False)
 
         def gradient_function(*args, **kwargs):
             sens = None
@@ -149,7 +150,8 @@ class GradOperation(Primitive):
                 positions = None
             _, _, gi, gw = differentiate(fn, args, kwargs, positions, weight_list, False, sens)
             if self.get_by_list:
-                return (tuple(gi), tuple(gw)) if self.get_all else tuple(gw)
+                gw = gw[0] if single_weight else tuple(gw)   # one Parameter: its gradient
+                return (tuple(gi), gw) if self.get_all else gw
             return tuple(gi) if self.get_all else gi[0]
 
         gradient_function.__name__ = f"grad_of_{getattr(fn, '__name__', type(fn).__name__)}"

@@ -17,7 +17,18 @@ def _spread(g, x_shape, axes, keepdims):
     return g.broadcast_to(x_shape)
 
 
-from .registry import Case, U, defop  # noqa: E402  (after _spread, which the rules use)
+from .registry import OPS, Case, U, defop  # noqa: E402  (after _spread, which the rules use)
+
+
+def _reduce_batch(get_op):
+    """Batching rule of a reduction over ``axes``: the same reduction with the axes moved
+    past the batch axis."""
+    def rule(args, bdims, axes, keepdims):
+        b = bdims[0]
+        moved = tuple(a + (a >= b) for a in axes)
+        out_b = b if keepdims else b - len([a for a in axes if a < b])
+        return get_op()(args[0], axes=moved, keepdims=keepdims), out_b
+    return rule
 
 # gradcheck cases: all axes, one axis kept, a 0-d input; sums also take empty arrays
 _REDUCE_CASES = [Case(U(2, 3), axes=(0, 1), keepdims=False), Case(U(2, 3), axes=(1,), keepdims=True),
@@ -36,7 +47,7 @@ _sum = defop("sum", lambda B, x, axes, keepdims: B.reduce("sum", x, axes, keepdi
              vjp=lambda g, ans, x, axes, keepdims: _spread(g, x.shape, axes, keepdims),
              fast=_spread_array,
              jvp=lambda t, ans, x, axes, keepdims: _sum(t, axes=axes, keepdims=keepdims), saves=(),
-             cases=_REDUCE_CASES + [Case(U(0, 3), axes=(0,), keepdims=False)])
+             batch=_reduce_batch(lambda: _sum), cases=_REDUCE_CASES + [Case(U(0, 3), axes=(0,), keepdims=False)])
 
 
 def _extreme_share(ans, x, axes, keepdims):
@@ -46,7 +57,8 @@ def _extreme_share(ans, x, axes, keepdims):
 
 
 def _extreme(name):
-    return defop(name, lambda B, x, axes, keepdims: B.reduce(name, x, axes, keepdims),
+    return defop(name, batch=_reduce_batch(lambda: OPS[name]),
+                 forward=lambda B, x, axes, keepdims: B.reduce(name, x, axes, keepdims),
                  vjp=lambda g, ans, x, axes, keepdims:
                      _spread(g, x.shape, axes, keepdims) * _extreme_share(ans, x, axes, keepdims),
                  jvp=lambda t, ans, x, axes, keepdims:
@@ -62,48 +74,68 @@ _logsumexp = defop("logsumexp", lambda B, x, axes, keepdims: B.logsumexp(x, axes
                    (x - _spread(ans, x.shape, axes, keepdims)).exp(),
                    jvp=lambda t, ans, x, axes, keepdims: _sum(
                        t * (x - _spread(ans, x.shape, axes, keepdims)).exp(), axes=axes,
-                       keepdims=keepdims), save_output=True, cases=_REDUCE_CASES)
+                       keepdims=keepdims), save_output=True, cases=_REDUCE_CASES,
+                   batch=_reduce_batch(lambda: _logsumexp))
 
 
-def _prepare(x, axis, name):
+def _prepare(x, axis, name, dim=None, dtype=None):
+    """The tensor (cast to ``dtype`` when given) and its normalised axes; ``dim`` is
+    PyTorch's name for ``axis``."""
     x = as_tensor(x)
-    if x.dtype == dt.bool_ and name in ("sum", "mean"):
+    if dim is not None:
+        if axis is not None:
+            raise TypeError(f"{name}() got both axis={axis!r} and dim={dim!r}; pass one")
+        axis = dim
+    if dtype is not None:
+        x = x.astype(dtype)
+    elif x.dtype == dt.bool_ and name in ("sum", "mean"):
         x = x.astype(dt.int64 if name == "sum" else dt.float32)
     return x, normalize_axis(axis if axis != () else None, x.ndim)
 
 
-def sum(x, axis=None, keepdims=False):
-    """Sum over ``axis`` (None: all; int or tuple).
+def _keep(keepdims, keepdim):
+    """``keepdims`` or PyTorch's ``keepdim`` alias."""
+    return bool(keepdims if keepdim is None else keepdim)
+
+
+def sum(x, axis=None, keepdims=False, dtype=None, *, dim=None, keepdim=None):
+    """Sum over ``axis`` (None: all; int or tuple), in ``dtype`` when given; ``dim``/``keepdim``
+    are PyTorch's names.
 
     >>> sum(eagerad.ones(2, 3)).item()
     6.0
+    >>> sum(eagerad.tensor([200, 100], dtype=eagerad.uint8), dtype=eagerad.int32).item()
+    300
     """
-    x, axes = _prepare(x, axis, "sum")
-    return _sum(x, axes=axes, keepdims=bool(keepdims))
+    x, axes = _prepare(x, axis, "sum", dim, dtype)
+    out = _sum(x, axes=axes, keepdims=_keep(keepdims, keepdim))
+    return out if dtype is None or out.dtype == dtype else out.astype(dtype)
 
 
-def mean(x, axis=None, keepdims=False):
-    """Arithmetic mean over ``axis``.
+def mean(x, axis=None, keepdims=False, dtype=None, *, dim=None, keepdim=None):
+    """Arithmetic mean over ``axis`` (in ``dtype`` when given).
 
     >>> mean(eagerad.Tensor([[1, 2], [3, 6]]), axis=1).tolist()
     [1.5, 4.5]
+    >>> mean(eagerad.ones(2, 3), dim=0, keepdim=True).shape
+    (1, 3)
     """
-    x, axes = _prepare(x, axis, "mean")
+    x, axes = _prepare(x, axis, "mean", dim, dtype)
     if x.dtype.kind != "f":
         x = x.astype(dt.default_float)
     count = 1
     for a in axes:
         count *= x.shape[a]
-    total = _sum(x, axes=axes, keepdims=bool(keepdims))
+    total = _sum(x, axes=axes, keepdims=_keep(keepdims, keepdim))
     return total / count if count else total * float("nan")
 
 
 def _extreme_fn(op, name):
-    def fn(x, axis=None, keepdims=False):
-        x, axes = _prepare(x, axis, name)
+    def fn(x, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        x, axes = _prepare(x, axis, name, dim)
         if x.size == 0:
             raise ValueError(f"{name}() of an empty tensor of shape {x.shape} has no identity")
-        return op(x, axes=axes, keepdims=bool(keepdims))
+        return op(x, axes=axes, keepdims=_keep(keepdims, keepdim))
     fn.__name__ = name
     fn.__doc__ = f"``{name}`` over ``axis``; ties share the gradient equally."
     return fn
@@ -114,22 +146,27 @@ min = _extreme_fn(_min, "min")
 amax, amin = max, min
 
 
-def logsumexp(x, axis=None, keepdims=False):
-    """``log(sum(exp(x)))`` computed without overflow.
+def logsumexp(x, axis=None, keepdims=False, *, dim=None, keepdim=None):
+    """``log(sum(exp(x)))`` computed without overflow; integer inputs are computed in float.
 
     >>> logsumexp(eagerad.Tensor([1000.0, 1000.0])).item()
     1000.6931...
+    >>> round(logsumexp(eagerad.tensor([200, 200], dtype=eagerad.uint8)).item(), 3)
+    200.693
     """
-    x, axes = _prepare(x, axis, "logsumexp")
-    return _logsumexp(x, axes=axes, keepdims=bool(keepdims))
+    x, axes = _prepare(x, axis, "logsumexp", dim)
+    if x.dtype.kind != "f":
+        x = x.astype(dt.default_float)
+    return _logsumexp(x, axes=axes, keepdims=_keep(keepdims, keepdim))
 
 
 def _truth(name):
-    op = defop(name, lambda B, x, axes, keepdims: B.reduce(name, x, axes, keepdims))
+    op = defop(name, lambda B, x, axes, keepdims: B.reduce(name, x, axes, keepdims),
+               batch=_reduce_batch(lambda: OPS[name]))
 
-    def fn(x, axis=None, keepdims=False):
-        x, axes = _prepare(x, axis, name)
-        return op(x, axes=axes, keepdims=bool(keepdims))
+    def fn(x, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        x, axes = _prepare(x, axis, name, dim)
+        return op(x, axes=axes, keepdims=_keep(keepdims, keepdim))
     fn.__name__ = name
     fn.__doc__ = (f"Whether {name} elements along ``axis`` are nonzero (a bool tensor; not "
                   f"differentiable), e.g. to test a condition without Python's ``bool(t)``.\n\n"
@@ -143,12 +180,16 @@ all = _truth("all")
 
 
 def _arg(name):
-    def fn(x, axis=None, keepdims=False):
-        from .. import backend
+    op = defop(name, lambda B, x, axes, keepdims: B.argreduce(name, x, axes[0], keepdims),
+               batch=_reduce_batch(lambda: OPS[name]))
+
+    def fn(x, axis=None, keepdims=False, *, dim=None, keepdim=None):
         x = as_tensor(x)
-        ax = None if axis is None else normalize_axis(axis, x.ndim)[0]
-        data = backend.get(x.device.type).argreduce(name, x._data, ax, keepdims)
-        return Tensor._make(data, x.device)
+        axis, keepdims = (axis if dim is None else dim), _keep(keepdims, keepdim)
+        if axis is None:      # the index into the flattened tensor
+            flat = op(x.reshape(-1), axes=(0,), keepdims=False)
+            return flat.reshape((1,) * x.ndim) if keepdims else flat
+        return op(x, axes=normalize_axis(axis, x.ndim), keepdims=keepdims)
     fn.__name__ = name
     fn.__doc__ = f"Index of the {name[3:]}imum along ``axis`` (not differentiable)."
     return fn

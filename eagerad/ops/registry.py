@@ -15,7 +15,7 @@ jvp rules.  Nothing in the engine changes when an op is added.
 import functools
 
 from .. import backend
-from ..autograd import forward_ad
+from ..autograd import batching, forward_ad
 from ..autograd.grad_mode import state as grad_state
 from ..autograd.node import Node
 from ..tensor import Tensor, zeros_like
@@ -215,6 +215,8 @@ def apply(op, args, kwargs):
     >>> apply(OPS['mul'], (eagerad.tensor([2.0], requires_grad=True), 3.0), {}).grad_fn.name
     'MulBackward'
     """
+    if batching.levels and any(type(a) is batching.BatchedTensor for a in args):
+        return apply_batched(op, args, kwargs)
     device = None
     arrays = []
     grad_arg = False
@@ -275,7 +277,7 @@ def _record(op, args, kwargs, outs):
     else:
         saved = ()
     node = Node(op.node_name, functools.partial(_backward, op, kwargs), tuple(edges), args, saved,
-                outs, op.save_output)
+                outs, op.save_output, op, kwargs)
     for i, o in enumerate(outs):
         o._requires_grad = True
         o.grad_fn = node
@@ -343,6 +345,103 @@ def _backward_arrays(op, kwargs, g, ans, inputs):
         result.append(gi if arr.dtype is like.dtype or arr.dtype == like.dtype
                       else fit_gradient(gi, a))
     return result
+
+
+# ------------------------------------------------------------------ batching (vmap)
+
+def apply_batched(op, args, kwargs):
+    """``op`` on arguments some of which are ``BatchedTensor``s: the newest level among
+    them is unwrapped and the op's batching rule runs on the values (its declared
+    ``batch``, the broadcasting rule of an ``elementwise`` op, or else a loop over the
+    batch that slices, applies and stacks, which is always right); the result is
+    wrapped again at that level.
+
+    >>> level = batching.push(2)
+    >>> b = batching.BatchedTensor(eagerad.Tensor([[1.0, 2.0], [3.0, 4.0]]), level)
+    >>> out = apply_batched(OPS['mul'], (b, eagerad.Tensor([10.0, 100.0])), {}); batching.pop()
+    >>> out._value.tolist()
+    [[10.0, 200.0], [30.0, 400.0]]
+    """
+    level = max(a._level for a in args if type(a) is batching.BatchedTensor)
+    values = [a._value if type(a) is batching.BatchedTensor and a._level == level else a
+              for a in args]
+    bdims = [0 if type(a) is batching.BatchedTensor and a._level == level else None
+             for a in args]
+    if op.batch is not None:
+        out, out_bdim = op.batch(values, bdims, **kwargs)
+    elif op.elementwise:
+        out, out_bdim = broadcast_batch(op, values, bdims, kwargs), 0
+    else:
+        out, out_bdim = loop_batch(op, values, bdims, kwargs, batching.levels[level])
+    if op.n_outputs == 1:
+        return batching.BatchedTensor(move_batch(out, out_bdim), level)
+    return tuple(batching.BatchedTensor(move_batch(o, b), level) for o, b in zip(out, out_bdim))
+
+
+def move_batch(x, bdim, to=0):
+    """``x`` with its axis ``bdim`` moved to position ``to`` (a recorded transpose).
+
+    >>> move_batch(eagerad.ones(2, 3, 4), 2).shape
+    (4, 2, 3)
+    """
+    if bdim == to:
+        return x
+    axes = [i for i in range(x.ndim) if i != bdim]
+    axes.insert(to, bdim)
+    return OPS["transpose"](x, axes=tuple(axes))
+
+
+def broadcast_batch(op, values, bdims, kwargs):
+    """The batching rule of a broadcasting elementwise op: each batched operand (batch
+    axis 0) gets unit axes after its batch axis so that it broadcasts as one sample would.
+
+    >>> broadcast_batch(OPS['add'], [eagerad.ones(2, 3), eagerad.ones(4, 1, 3)], [0, None],
+    ...                 {}).shape
+    (2, 4, 1, 3)
+    """
+    nd = 0
+    for v, b in zip(values, bdims):
+        if isinstance(v, Tensor):
+            nd = max(nd, v.ndim - (b is not None))
+    args = []
+    for v, b in zip(values, bdims):
+        if b is not None and v.ndim - 1 < nd:
+            v = OPS["reshape"](v, shape=v.shape[:1] + (1,) * (nd - v.ndim + 1) + v.shape[1:])
+        args.append(v)
+    return op(*args, **kwargs)
+
+
+
+def loop_batch(op, values, bdims, kwargs, n):
+    """The batching rule every op has: slice each sample, apply ``op``, stack the results
+    (batch axis 0 of each output).
+
+    >>> out, bdim = loop_batch(OPS['mul'], [eagerad.Tensor([[1.0], [2.0]]), 3.0], [0, None], {}, 2)
+    >>> out.tolist(), bdim
+    ([[3.0], [6.0]], 0)
+    """
+    if n == 0:
+        raise RuntimeError(f"vmap: op '{op.name}' has no batching rule, and a batch of size 0 "
+                           "gives no sample to infer its output shape from")
+    out = map_samples(lambda *a: op(*a, **kwargs), values, bdims, n)
+    return out, (0 if op.n_outputs == 1 else (0,) * op.n_outputs)
+
+
+def map_samples(fn, values, bdims, n):
+    """``fn`` on each sample (slices of the batched ``values`` along axis 0), results stacked
+    along a new axis 0 (each output stacked when ``fn`` returns a tuple).
+
+    >>> map_samples(lambda a: a * 2, [eagerad.Tensor([[1.0], [2.0]])], [0], 2).tolist()
+    [[2.0], [4.0]]
+    """
+    from .shape import stack   # shape ops are defined with this registry
+    rows = [fn(*[v[i] if b is not None else v for v, b in zip(values, bdims)]) for i in range(n)]
+    if isinstance(rows[0], Tensor):
+        return stack(rows)
+    return tuple(stack([r[k] for r in rows]) for k in range(len(rows[0])))
+
+
+batching.map_samples = map_samples   # for custom Functions, which live below the op layer
 
 
 def fit_gradient(g, like):
