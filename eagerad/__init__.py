@@ -20,6 +20,7 @@ from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, jit, ms_function, s
 from .ops import stop_gradient
 from .transforms import grad, value_and_grad
 from .functional import hessian, jacfwd, jacrev, jvp, vjp
+from .vectorize import vmap
 from . import amp
 from . import nn
 from . import optim  # eagerad.optim.Adam, eagerad.optim.lr_scheduler, as torch.optim

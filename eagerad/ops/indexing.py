@@ -117,8 +117,9 @@ def _scatter_batch(args, bdims, axis, sizes):
     x = front(x, bdims[0])
     if x.shape[0] != n:
         x = broadcast_to(x, (n,) + x.shape[1:])
-    if isinstance(v, Tensor):
+    if isinstance(v, Tensor):       # one sample's v broadcasts against one sample's grid
         v = front(v, bdims[1])
+        v = v.reshape((v.shape[0],) + (1,) * (len(sizes) + 1 - v.ndim) + v.shape[1:])
     return _scatter(x, v, front(idx, bdims[2]), axis=axis + 1, sizes=(n,) + sizes), 0
 
 
