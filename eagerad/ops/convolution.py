@@ -301,7 +301,19 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     >>> conv_transpose2d(eagerad.ones(1, 1, 2, 2), eagerad.ones(1, 1, 2, 2), stride=2).shape
     (1, 1, 4, 4)
     """
-    name = "conv_transpose2d"
+    ph, pw = _ints(padding, 2, "padding")
+    return transposed_conv("conv_transpose2d", input, weight, bias, stride, (ph, ph, pw, pw),
+                           output_padding, groups, dilation)
+
+
+def transposed_conv(name, input, weight, bias, stride, pads, output_padding, groups, dilation):
+    """``conv_transpose2d`` with (top, bottom, left, right) ``pads`` cropped from the
+    full output (MindSpore's 'same' needs uneven ones).
+
+    >>> transposed_conv("ct", eagerad.ones(1, 1, 2, 2), eagerad.ones(1, 1, 2, 2), None, 1,
+    ...                 (0, 1, 0, 1), 0, 1, 1).shape
+    (1, 1, 2, 2)
+    """
     x, weight = _floats(name, input, weight)
     _check_ndim(name, "input", x, 4)
     _check_ndim(name, "weight", weight, 4)
@@ -315,20 +327,20 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                          f"input of shape {x.shape} has {c}")
     stride, dilation = _positive(_ints(stride, 2, "stride"), f"{name}: stride"), \
         _positive(_ints(dilation, 2, "dilation"), f"{name}: dilation")
-    ph, pw = _ints(padding, 2, "padding")
     extra = _ints(output_padding, 2, "output_padding")
     if any(e < 0 or e >= max(s, d) for e, s, d in zip(extra, stride, dilation)):
         raise ValueError(f"{name}: output_padding={extra} must be smaller than stride {stride} "
                          f"or dilation {dilation}")
-    size = tuple((i - 1) * s - 2 * p + d * (k - 1) + e + 1 for i, s, p, d, k, e in
-                 zip((h, w), stride, (ph, pw), dilation, (kh, kw), extra))
+    if any(p < 0 for p in pads):
+        raise ValueError(f"{name}: padding must not be negative, got {pads}")
+    size = tuple((i - 1) * s - lo - hi + d * (k - 1) + e + 1 for i, s, lo, hi, d, k, e in
+                 zip((h, w), stride, pads[::2], pads[1::2], dilation, (kh, kw), extra))
     if min(size) <= 0:
         raise ValueError(f"{name}: output size {size} is not positive")
     o = og * groups
     wm = weight.reshape(groups, c // groups, og * kh * kw).swapaxes(-1, -2)
     cols = matmul(wm, x.reshape(n, groups, c // groups, h * w)).reshape(n, o, kh, kw, h, w)
-    out = _fold(cols, size=size, kernel=(kh, kw), stride=stride, dilation=dilation,
-                pads=(ph, ph, pw, pw))
+    out = _fold(cols, size=size, kernel=(kh, kw), stride=stride, dilation=dilation, pads=pads)
     return out if bias is None else out + _bias(name, bias, o, out).reshape(1, o, 1, 1)
 
 # ---------------------------------------------------------------------- pooling
