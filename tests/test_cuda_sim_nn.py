@@ -39,6 +39,7 @@ def _checks():
         (lambda x, w, b: C.conv_transpose2d(x, w.reshape(2, 4, 3, 1), b, stride=2, padding=1,
                                             output_padding=1), (x, w, b)),
         (lambda x: C.max_pool2d(x, 2, 1, 1), (x,)),
+        (lambda x: C.max_pool2d(x, 2), (np.round(x),)),          # ties: the first maximum wins
         (lambda x: C.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False), (x,)),
         (lambda x, g, s: N.batch_norm(x, None, None, g, s, training=True), (x, b[:2], b[2:])),
     ]
