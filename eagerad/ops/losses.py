@@ -1,0 +1,430 @@
+"""Losses and the small building blocks of networks: linear, dropout, embedding,
+binary cross-entropy (plain and from logits), nll_loss and cross_entropy with
+PyTorch's options, huber/smooth L1, kl_div, cosine_similarity and
+scaled_dot_product_attention.
+
+All are compositions of differentiable ops (exact, any order).  The functions
+here take PyTorch's argument order (``eagerad.nn.functional`` re-exports them);
+where MindSpore's ``ops`` spells one differently, a ``*_ms`` variant with
+MindSpore's order is what ``eagerad.ops`` exports under the name.  The class
+axis of ``nll_loss``/``cross_entropy`` is 1, as PyTorch's: (N, C) or
+(N, C, d1, ...) scores with (N,) or (N, d1, ...) targets.
+
+>>> import eagerad
+>>> binary_cross_entropy_with_logits(eagerad.tensor([0.0]), eagerad.tensor([1.0])).item()
+0.6931...
+"""
+import math
+
+import numpy as np
+
+from .. import backend
+from .. import dtype as dt
+from ..tensor import Tensor
+from .convolution import _floats
+from .linalg import matmul
+from .math import as_tensor, log, maximum, sqrt, where
+from .nn_ops import REDUCTIONS, log_softmax, one_hot, reduce_loss, softmax
+from .reduction import logsumexp
+from .registry import export
+from .shape import stack
+
+# ----------------------------------------------------------------- layers' maths
+
+
+@export(aliases=("dense",))
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias`` with ``weight`` (out, in): PyTorch's ``F.linear``,
+    MindSpore's ``ops.dense``.
+
+    >>> linear(eagerad.ones(2, 3), eagerad.ones(4, 3), eagerad.zeros(4)).shape
+    (2, 4)
+    """
+    x, weight = _floats("linear", input, weight)
+    if weight.ndim not in (1, 2) or x.ndim == 0 or x.shape[-1] != weight.shape[-1]:
+        raise ValueError(f"linear: input of shape {x.shape} and weight of shape {weight.shape} "
+                         "do not match: the weight is (out_features, in_features)")
+    out = matmul(x, weight.T if weight.ndim == 2 else weight)
+    return out if bias is None else out + as_tensor(bias, out).astype(out.dtype)
+
+
+@export
+def dropout(input, p=0.5, training=True):
+    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)`` when
+    ``training``; the identity otherwise (PyTorch's and MindSpore's ``dropout``).
+
+    >>> dropout(eagerad.ones(3), 0.5, training=False).tolist()
+    [1.0, 1.0, 1.0]
+    """
+    x = as_tensor(input)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout: p must lie in [0, 1], got {p}")
+    if not training or p == 0.0:
+        return x
+    if p == 1.0:
+        return x * 0.0
+    keep = backend.get(x.device.type).bernoulli(x.shape, 1.0 - p, x.dtype)
+    return x * Tensor._make(keep, x.device) * (1.0 / (1.0 - p))
+
+
+@export
+def embedding(input, weight, padding_idx=None):
+    """Rows of ``weight`` (num_embeddings, dim) picked by the integer ``input``; the row
+    ``padding_idx`` gets no gradient (PyTorch's ``F.embedding``).
+
+    >>> embedding(eagerad.tensor([2, 0]), eagerad.arange(6.0).reshape(3, 2)).tolist()
+    [[4.0, 5.0], [0.0, 1.0]]
+    """
+    idx = as_tensor(input)
+    weight = as_tensor(weight)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"embedding: input must hold integer indices, got dtype {idx.dtype}")
+    if weight.ndim != 2:
+        raise ValueError(f"embedding: weight must be (num_embeddings, dim), got {weight.shape}")
+    n = weight.shape[0]
+    if idx.size and (int(idx.min().item()) < 0 or int(idx.max().item()) >= n):
+        raise ValueError(f"embedding: indices must lie in [0, {n}), got values from "
+                         f"{idx.min().item()} to {idx.max().item()}")
+    rows = weight[idx]
+    if padding_idx is None:
+        return rows
+    padding_idx = padding_idx + n if padding_idx < 0 else padding_idx
+    keep = (idx != padding_idx).reshape(idx.shape + (1,))
+    return where(keep, rows, rows.detach())
+
+# ------------------------------------------------------------ regression losses
+
+
+def _pair(name, input, target):
+    """``input`` and ``target`` as tensors of one float dtype and one shape."""
+    x, t = _floats(name, input, target)
+    if x.shape != t.shape:
+        raise ValueError(f"{name}: input of shape {x.shape} and target of shape {t.shape} must "
+                         "have the same shape")
+    return x, t
+
+
+@export
+def mse_loss(input, target, reduction="mean"):
+    """Squared error, reduced (PyTorch's ``F.mse_loss``).
+
+    >>> mse_loss(eagerad.tensor([1.0, 3.0]), eagerad.tensor([0.0, 0.0])).item()
+    5.0
+    """
+    x, t = _pair("mse_loss", input, target)
+    return reduce_loss((x - t) * (x - t), reduction, "mse_loss")
+
+
+@export
+def l1_loss(input, target, reduction="mean"):
+    """Absolute error, reduced (PyTorch's ``F.l1_loss``).
+
+    >>> l1_loss(eagerad.tensor([1.0, -3.0]), eagerad.tensor([0.0, 0.0])).item()
+    2.0
+    """
+    x, t = _pair("l1_loss", input, target)
+    return reduce_loss((x - t).abs(), reduction, "l1_loss")
+
+
+def _quadratic_then_linear(d, width, slope):
+    """``0.5 d^2 * slope / width`` inside ``|d| < width``, ``slope * (|d| - width / 2)``
+    outside: the Huber family (continuous value and first derivative)."""
+    ad = d.abs()
+    return where(ad < width, d * d * (0.5 * slope / width), (ad - 0.5 * width) * slope)
+
+
+@export
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    """Quadratic for errors below ``delta``, linear beyond (PyTorch's ``F.huber_loss``).
+
+    >>> huber_loss(eagerad.tensor([0.5, 3.0]), eagerad.tensor([0.0, 0.0]), 'none').tolist()
+    [0.125, 2.5]
+    """
+    if delta <= 0:
+        raise ValueError(f"huber_loss: delta must be positive, got {delta}")
+    x, t = _pair("huber_loss", input, target)
+    return reduce_loss(_quadratic_then_linear(x - t, delta, delta), reduction, "huber_loss")
+
+
+def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+    """Huber loss divided by ``beta`` (``beta=0``: L1), PyTorch's ``F.smooth_l1_loss``.
+
+    >>> smooth_l1_loss(eagerad.tensor([0.5, 3.0]), eagerad.tensor([0.0, 0.0]), 'none').tolist()
+    [0.125, 2.5]
+    """
+    if beta < 0:
+        raise ValueError(f"smooth_l1_loss: beta must not be negative, got {beta}")
+    x, t = _pair("smooth_l1_loss", input, target)
+    d = x - t
+    loss = d.abs() if beta == 0 else _quadratic_then_linear(d, beta, 1.0)
+    return reduce_loss(loss, reduction, "smooth_l1_loss")
+
+
+@export(name="smooth_l1_loss")
+def smooth_l1_loss_ms(input, target, beta=1.0, reduction="none"):
+    """MindSpore's ``ops.smooth_l1_loss`` (``beta`` third, ``reduction='none'`` default).
+
+    >>> smooth_l1_loss_ms(eagerad.tensor([3.0]), eagerad.tensor([0.0])).tolist()
+    [2.5]
+    """
+    return smooth_l1_loss(input, target, reduction, beta)
+
+# ---------------------------------------------------------- probabilistic losses
+
+
+def _weights(weight, like):
+    if weight is None:
+        return None
+    w = as_tensor(weight, like)
+    return w if w.dtype == like.dtype else w.astype(like.dtype)
+
+
+@export
+def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+    """``-w (t log p + (1 - t) log(1 - p))`` for probabilities ``p`` in [0, 1], each log
+    clamped at -100 as PyTorch's ``F.binary_cross_entropy`` (finite at p = 0 or 1).
+
+    >>> binary_cross_entropy(eagerad.tensor([0.5, 1.0]), eagerad.tensor([1.0, 0.0]), reduction='none').tolist()
+    [0.6931..., 100.0]
+    """
+    x, t = _pair("binary_cross_entropy", input, target)
+    if x.size and (x.min().item() < 0 or x.max().item() > 1):
+        raise ValueError(f"binary_cross_entropy: input must hold probabilities in [0, 1], got "
+                         f"values from {x.min().item()} to {x.max().item()}; for logits use "
+                         "binary_cross_entropy_with_logits")
+    loss = -(t * maximum(log(x), -100.0) + (1 - t) * maximum(log(1 - x), -100.0))
+    w = _weights(weight, loss)
+    return reduce_loss(loss if w is None else loss * w, reduction, "binary_cross_entropy")
+
+
+def softplus_stable(x):
+    """``log(1 + exp(x))`` as a logsumexp of (0, x): no overflow, and its gradient
+    ``sigmoid(x)`` is exact everywhere (0.5 at 0), to any order.
+
+    >>> softplus_stable(eagerad.tensor([-1000.0, 0.0, 1000.0])).tolist()
+    [0.0, 0.6931..., 1000.0]
+    """
+    return logsumexp(stack([x * 0.0, x], axis=-1), axis=-1)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean",
+                                     pos_weight=None):
+    """``binary_cross_entropy(sigmoid(x), t)`` computed stably from logits ``x``:
+    ``(1 - t) x + (1 + (pos_weight - 1) t) softplus(-x)``; ``pos_weight`` weighs the
+    positive class (broadcast along the last axis), ``weight`` each element.
+
+    >>> round(binary_cross_entropy_with_logits(eagerad.tensor([1000.0]), eagerad.tensor([0.0])).item(), 3)
+    1000.0
+    """
+    x, t = _pair("binary_cross_entropy_with_logits", input, target)
+    soft = softplus_stable(-x)
+    if pos_weight is not None:
+        soft = soft * (1 + (_weights(pos_weight, x) - 1) * t)
+    loss = (1 - t) * x + soft
+    w = _weights(weight, loss)
+    return reduce_loss(loss if w is None else loss * w, reduction, "binary_cross_entropy_with_logits")
+
+
+@export(name="binary_cross_entropy_with_logits")
+def binary_cross_entropy_with_logits_ms(logits, label, weight=None, pos_weight=None,
+                                        reduction="mean"):
+    """MindSpore's ``ops.binary_cross_entropy_with_logits`` argument order (logits,
+    label, weight, pos_weight, reduction).
+
+    >>> binary_cross_entropy_with_logits_ms(eagerad.tensor([0.0]), eagerad.tensor([0.0])).item()
+    0.6931...
+    """
+    return binary_cross_entropy_with_logits(logits, label, weight, reduction, pos_weight)
+
+
+def _classes_last(x):
+    """Move the class axis 1 to the end ((N, C, d...) -> (N, d..., C))."""
+    if x.ndim <= 2:
+        return x
+    return x.transpose((0,) + tuple(range(2, x.ndim)) + (1,))
+
+
+def _class_targets(name, scores, target):
+    """``target`` after checking its shape against (N, C, d...) ``scores``."""
+    want = scores.shape[:1] + scores.shape[2:] if scores.ndim > 1 else ()
+    if target.shape != want:
+        raise ValueError(f"{name}: class-index target of shape {target.shape} does not fit "
+                         f"input of shape {scores.shape} (expected {want})")
+    return target
+
+
+def _nll_parts(name, logp, target, weight, ignore_index):
+    """Per-element ``-w[t] logp[t]``, the per-element weights ``w[t]`` (0 where ignored),
+    and the classes-last log-probabilities."""
+    target = _class_targets(name, logp, as_tensor(target, logp))
+    if target.dtype.kind not in "iu":
+        raise TypeError(f"{name}: target must hold class indices (integers), got {target.dtype}")
+    c = logp.shape[1] if logp.ndim > 1 else logp.shape[0]
+    valid = target != ignore_index
+    safe = where(valid, target, 0)
+    hot = one_hot(safe, c, logp.dtype)
+    last = _classes_last(logp)
+    w_t = valid.astype(logp.dtype)
+    if weight is not None:
+        w = _weights(weight, logp)
+        if w.shape != (c,):
+            raise ValueError(f"{name}: weight must have one entry per class ({c}), got {w.shape}")
+        w_t = w_t * (hot * w).sum(axis=-1)
+    return -(last * hot).sum(axis=-1) * w_t, w_t, last
+
+
+def _reduce_weighted(loss, w_t, reduction, name):
+    """PyTorch's reduction of a class-weighted loss: 'mean' divides by the total weight."""
+    if reduction == "mean":
+        return loss.sum() / w_t.sum()
+    return reduce_loss(loss, reduction, name)
+
+
+@export
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    """Negative log-likelihood of class indices under log-probabilities ``input``
+    (N, C, d...): ``-weight[t] * input[t]``; 'mean' divides by the summed weights of
+    the targets that are not ``ignore_index`` (PyTorch's ``F.nll_loss``).
+
+    >>> nll_loss(eagerad.tensor([[-1.0, -2.0], [-3.0, -4.0]]), eagerad.tensor([1, -100])).item()
+    2.0
+    """
+    logp, = _floats("nll_loss", input)
+    loss, w_t, _ = _nll_parts("nll_loss", logp, target, weight, ignore_index)
+    return _reduce_weighted(loss, w_t, reduction, "nll_loss")
+
+
+def _check_reduction(name, reduction, allowed=REDUCTIONS):
+    if reduction not in allowed:
+        raise ValueError(f"{name}: reduction={reduction!r} is not one of {allowed}")
+
+
+def cross_entropy_full(input, target, weight=None, ignore_index=-100, reduction="mean",
+                       label_smoothing=0.0):
+    """PyTorch's ``F.cross_entropy``: class axis 1, class-index targets (with
+    ``weight``, ``ignore_index``) or probability targets of the input's shape, and
+    ``label_smoothing`` mixing in the uniform distribution with weight ``label_smoothing``.
+
+    >>> round(cross_entropy_full(eagerad.tensor([[0.0, 0.0]]), eagerad.tensor([0]), label_smoothing=0.2).item(), 4)
+    0.6931
+    """
+    name = "cross_entropy"
+    x, = _floats(name, input)
+    _check_reduction(name, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"{name}: label_smoothing must lie in [0, 1], got {label_smoothing}")
+    axis = 1 if x.ndim > 1 else 0
+    c = x.shape[axis]
+    logp = log_softmax(x, axis)
+    w = _weights(weight, x)
+    if w is not None and w.shape != (c,):
+        raise ValueError(f"{name}: weight must have one entry per class ({c}), got {w.shape}")
+    target = as_tensor(target, x)
+    if target.dtype.kind == "f":         # probabilities
+        if target.shape != x.shape:
+            raise ValueError(f"{name}: probability target of shape {target.shape} must match "
+                             f"input of shape {x.shape}")
+        t = target.astype(x.dtype) * (1.0 - label_smoothing) + label_smoothing / c
+        last = _classes_last(logp * t)
+        per = -(last * w).sum(axis=-1) if w is not None else -last.sum(axis=-1)
+        return reduce_loss(per, reduction, name)
+    loss, w_t, last = _nll_parts(name, logp, target, weight, ignore_index)
+    nll = _reduce_weighted(loss, w_t, reduction, name)
+    if label_smoothing == 0.0:
+        return nll
+    valid = (target != ignore_index).astype(x.dtype)
+    smooth = -(last * w).sum(axis=-1) if w is not None else -last.sum(axis=-1)
+    smooth = smooth * valid
+    if reduction == "mean":
+        smooth = smooth.sum() / (w_t.sum() if w is not None else valid.sum())
+    else:
+        smooth = reduce_loss(smooth, reduction, name)
+    return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / c)
+
+
+@export
+def kl_div(input, target, reduction="mean", log_target=False):
+    """KL divergence ``sum t (log t - input)`` with ``input`` log-probabilities (and
+    ``target`` log-probabilities when ``log_target``); 0 where ``t = 0``.  Reductions
+    'mean' (over elements), 'batchmean' (the KL per sample), 'sum', 'none'.
+
+    >>> kl_div(eagerad.tensor([[-0.6931, -0.6931]]), eagerad.tensor([[0.5, 0.5]]), 'batchmean').item() < 1e-4
+    True
+    """
+    name = "kl_div"
+    x, t = _floats(name, input, target)
+    _check_reduction(name, reduction, REDUCTIONS + ("batchmean",))
+    if log_target:
+        loss = t.exp() * (t - x)
+    else:
+        positive = t > 0
+        loss = where(positive, t * log(where(positive, t, 1.0)), 0.0) - t * x
+    if reduction == "batchmean":
+        return loss.sum() / (x.shape[0] if x.ndim else 1)
+    return reduce_loss(loss, reduction, name)
+
+
+@export
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcasting), each
+    norm clamped below at ``eps`` (gradient 0, not nan, at a zero vector).
+
+    >>> cosine_similarity(eagerad.tensor([[1.0, 0.0]]), eagerad.tensor([[1.0, 1.0]])).item()
+    0.7071...
+    """
+    a, b = _floats("cosine_similarity", x1, x2)
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    a, b = a.broadcast_to(shape), b.broadcast_to(shape)
+    floor = eps * eps
+
+    def unit(v):
+        return v / sqrt(maximum((v * v).sum(axis=dim, keepdims=True), floor))
+    return (unit(a) * unit(b)).sum(axis=dim)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None):
+    """``softmax(q k^T * scale + mask) v`` over the last two axes (PyTorch's
+    ``F.scaled_dot_product_attention``): a boolean ``attn_mask`` keeps the True
+    positions, a float one is added; ``is_causal`` hides later keys; ``dropout_p``
+    drops attention weights.
+
+    >>> q = eagerad.ones(1, 2, 4)
+    >>> scaled_dot_product_attention(q, q, eagerad.tensor([[[1.0], [3.0]]]), is_causal=True).tolist()
+    [[[1.0], [2.0]]]
+    """
+    q, k, v = _floats("scaled_dot_product_attention", query, key, value)
+    if q.ndim < 2 or k.ndim < 2 or q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
+        raise ValueError(f"scaled_dot_product_attention: query {q.shape}, key {k.shape} and "
+                         f"value {v.shape} must be (..., L, E), (..., S, E), (..., S, Ev)")
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = matmul(q, k.swapaxes(-1, -2)) * scale
+    if is_causal:
+        if attn_mask is not None:
+            raise ValueError("scaled_dot_product_attention: give attn_mask or is_causal, not both")
+        attn_mask = Tensor(np.tril(np.ones(scores.shape[-2:], bool)), device=q.device)
+    if attn_mask is not None:
+        mask = as_tensor(attn_mask, q)
+        if mask.dtype == dt.bool_:
+            scores = where(mask, scores, float("-inf"))
+        else:
+            scores = scores + mask.astype(scores.dtype)
+    weights = softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, training=True)
+    return matmul(weights, v)
+
+
+def one_hot_long(tensor, num_classes=-1):
+    """PyTorch's ``F.one_hot``: int64 rows, ``num_classes=-1`` meaning ``max + 1``.
+
+    >>> one_hot_long(eagerad.tensor([0, 2])).tolist()
+    [[1, 0, 0], [0, 0, 1]]
+    """
+    idx = as_tensor(tensor)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"one_hot: indices must be integers, got dtype {idx.dtype}")
+    if num_classes == -1:
+        num_classes = int(idx.max().item()) + 1 if idx.size else 0
+    return one_hot(idx, num_classes, dt.int64)
+

@@ -1,0 +1,143 @@
+"""Normalisation: batch_norm (training and eval, running statistics), layer_norm,
+group_norm.
+
+Each is a composition of differentiable ops (mean, subtraction, ``1/sqrt``),
+exact and differentiable to any order, so the gradient through the batch
+statistics is the true one (the terms through the mean and variance included).
+Training normalises with the biased batch variance and, as PyTorch, updates
+``running_var`` with the unbiased one; the update happens in place, outside the
+graph, with PyTorch's convention ``running = (1 - momentum) * running +
+momentum * batch`` (MindSpore's ``momentum`` is the weight of the old value
+instead: pass ``1 - momentum``; ``nn.BatchNorm2d`` does that for MindSpore's
+spelling).
+
+>>> import eagerad
+>>> x = eagerad.tensor([[1.0, 2.0], [3.0, 6.0]])
+>>> batch_norm(x, None, None, training=True).tolist()
+[[-1.0, -1.0], [1.0, 1.0]]
+"""
+from ..autograd.grad_mode import no_grad
+from .convolution import _floats
+from .math import as_tensor, sqrt
+from .registry import export
+
+
+def _standardize(x, axes, eps):
+    """``(x - mean) / sqrt(var + eps)`` over ``axes`` (biased variance), and the mean and
+    variance (kept dimensions)."""
+    mean = x.mean(axis=axes, keepdims=True)
+    centered = x - mean
+    var = (centered * centered).mean(axis=axes, keepdims=True)
+    return centered / sqrt(var + eps), mean, var
+
+
+def _affine(name, y, weight, bias, shape):
+    """``y * weight + bias`` with both reshaped to ``shape`` (either may be None)."""
+    for what, p in (("weight", weight), ("bias", bias)):
+        if p is not None:
+            p = as_tensor(p, y)
+            if p.size != _prod(shape):
+                raise ValueError(f"{name}: {what} of shape {p.shape} does not match the "
+                                 f"{_prod(shape)} normalised features (shape {shape})")
+            p = p.reshape(shape)
+            y = y * p if what == "weight" else y + p
+    return y
+
+
+def _prod(shape):
+    out = 1
+    for s in shape:
+        out *= s
+    return out
+
+
+def _update(running, batch, momentum, name, what):
+    """``running = (1 - momentum) * running + momentum * batch`` in place."""
+    if running.shape != batch.shape:
+        raise ValueError(f"{name}: {what} of shape {running.shape} does not match the "
+                         f"{batch.size} channels")
+    with no_grad():
+        running.set_data((running * (1.0 - momentum) + batch.astype(running.dtype) * momentum)
+                         .detach())
+
+
+@export
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise each channel (axis 1) of ``input`` (N, C, ...) by the batch statistics
+    (``training``) or by ``running_mean``/``running_var`` (eval), then scale by
+    ``weight`` and shift by ``bias``; PyTorch's ``F.batch_norm``.  In training the
+    running statistics, when given, are updated in place (unbiased variance).
+
+    >>> rm, rv = eagerad.zeros(1), eagerad.ones(1)
+    >>> _ = batch_norm(eagerad.tensor([[1.0], [3.0]]), rm, rv, training=True, momentum=0.5)
+    >>> rm.tolist(), rv.tolist()
+    ([1.0], [1.5])
+    """
+    x, = _floats("batch_norm", input)
+    if x.ndim < 2:
+        raise ValueError(f"batch_norm: input must be (N, C, ...), got shape {x.shape}")
+    c = x.shape[1]
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    axes = (0,) + tuple(range(2, x.ndim))
+    if training:
+        count = x.size // c if c else 0
+        if count <= 1:
+            raise ValueError(f"batch_norm: training needs more than one value per channel, got "
+                             f"input of shape {x.shape}")
+        y, mean, var = _standardize(x, axes, eps)
+        if running_mean is not None:
+            _update(running_mean, mean.reshape(c), momentum, "batch_norm", "running_mean")
+        if running_var is not None:
+            _update(running_var, var.reshape(c) * (count / (count - 1)), momentum, "batch_norm",
+                    "running_var")
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError("batch_norm: eval mode (training=False) needs running_mean and "
+                             "running_var")
+        for what, r in (("running_mean", running_mean), ("running_var", running_var)):
+            if r.shape != (c,):
+                raise ValueError(f"batch_norm: {what} of shape {r.shape} does not match the "
+                                 f"{c} channels of input {x.shape}")
+        mean = as_tensor(running_mean, x).astype(x.dtype).reshape(shape)
+        var = as_tensor(running_var, x).astype(x.dtype).reshape(shape)
+        y = (x - mean) / sqrt(var + eps)
+    return _affine("batch_norm", y, weight, bias, shape)
+
+
+@export
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the last ``len(normalized_shape)`` axes, then scale and shift
+    elementwise by ``weight``/``bias`` of ``normalized_shape``; PyTorch's ``F.layer_norm``.
+
+    >>> layer_norm(eagerad.tensor([[1.0, 3.0]]), (2,)).tolist()
+    [[-1.0, 1.0]]
+    """
+    x, = _floats("layer_norm", input)
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or x.shape[x.ndim - k:] != shape:
+        raise ValueError(f"layer_norm: normalized_shape {shape} must be the trailing shape of "
+                         f"input {x.shape}")
+    y, _, _ = _standardize(x, tuple(range(x.ndim - k, x.ndim)), eps)
+    return _affine("layer_norm", y, weight, bias, shape)
+
+
+@export
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each group of ``C / num_groups`` channels of each sample over its
+    channels and positions, then scale and shift per channel; PyTorch's ``F.group_norm``.
+
+    >>> group_norm(eagerad.tensor([[[1.0], [3.0], [0.0], [4.0]]]), 2).reshape(-1).tolist()
+    [-1.0, 1.0, -1.0, 1.0]
+    """
+    x, = _floats("group_norm", input)
+    if x.ndim < 2 or not isinstance(num_groups, int) or num_groups <= 0 \
+            or x.shape[1] % num_groups:
+        raise ValueError(f"group_norm: num_groups={num_groups!r} must be a positive int dividing "
+                         f"the channels (axis 1) of input {x.shape}")
+    n, c = x.shape[:2]
+    grouped = x.reshape((n, num_groups, -1))
+    y, _, _ = _standardize(grouped, (2,), eps)
+    return _affine("group_norm", y.reshape(x.shape), weight, bias, (1, c) + (1,) * (x.ndim - 2))
+
