@@ -93,6 +93,8 @@ def lgamma(x, a, b):
     if x <= 0.0 and (x == -INF or x % 1.0 == 0.0):
         return INF
     if x > 1e17:     # Stirling; math.lgamma raises instead of overflowing under Python
+        if x == INF:
+            return INF
         return x * (math.log(x) - 1.0) - 0.5 * math.log(x) + 0.9189385332046728
     return math.lgamma(x)
 

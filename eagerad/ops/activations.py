@@ -17,7 +17,9 @@ default slope), ``FUNCTIONAL`` holds the PyTorch version.
 """
 import math
 
-from .math import exp, logical_and, sigmoid, tanh, where
+import numpy as np
+
+from .math import as_tensor, exp, logical_and, sigmoid, tanh, where
 from .registry import Case, U, export
 from .special import SQRT_PI, float_tensor, formula, unary, unary_cases
 from .special import erfc as _erfc_fn
@@ -27,6 +29,12 @@ SELU_SCALE = 1.0507009873554804934193349852946
 _SQRT1_2 = math.sqrt(0.5)
 _GELU_K, _GELU_C = math.sqrt(2 / math.pi), 0.044715
 _OFF_ZERO = dict(low=0.1, high=2.0, signed=True)
+
+
+def _constant(value, like):
+    """``value`` as a 0-d tensor of ``like``'s dtype and device: next to a boolean mask a
+    bare Python number would become a float32 tensor and round the gradient."""
+    return as_tensor(np.asarray(value, like.dtype), like)
 
 
 def _negative_part(x):
@@ -83,7 +91,7 @@ _celu = unary("celu", formula("celu", "alpha"),
               lambda x, ans, alpha: where(x > 0, 1.0, exp(_negative_part(x) / alpha)),
               cases=unary_cases(_OFF_ZERO, alpha=1.0) + [Case(U(4, **_OFF_ZERO), alpha=2.0)])
 _leaky_relu = unary("leaky_relu", formula("leaky_relu", "negative_slope"),
-                    lambda x, ans, negative_slope: where(x > 0, 1.0, negative_slope),
+                    lambda x, ans, negative_slope: where(x > 0, 1.0, _constant(negative_slope, x)),
                     cases=unary_cases(_OFF_ZERO, negative_slope=0.2))
 _hardtanh = unary("hardtanh", formula("hardtanh", "min_val", "max_val"),
                   lambda x, ans, min_val, max_val: _between(x, min_val, max_val),
@@ -92,7 +100,8 @@ _hardtanh = unary("hardtanh", formula("hardtanh", "min_val", "max_val"),
 _relu6 = unary("relu6", lambda B, x: B.special_unary("hardtanh", x, 0.0, 6.0),
                lambda x, ans: _between(x, 0.0, 6.0), dict(low=0.1, high=7.0, signed=True))
 _hardsigmoid = unary("hardsigmoid", formula("hardsigmoid"),
-                     lambda x, ans: _between(x, -3.0, 3.0) * (1 / 6), dict(low=-4.0, high=4.0))
+                     lambda x, ans: _between(x, -3.0, 3.0) * _constant(1 / 6, x),
+                     dict(low=-4.0, high=4.0))
 _hardswish = unary("hardswish", formula("hardswish"),
                    lambda x, ans: where(x < -3.0, 0.0, where(x <= 3.0, x / 3 + 0.5, 1.0)),
                    dict(low=-4.0, high=4.0))
