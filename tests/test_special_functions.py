@@ -400,3 +400,30 @@ def test_cuda_simulator_matches_cpu():
     tol = {"erfinv_f32": 1e-6}
     for name, err in report.items():
         assert err <= tol.get(name, 1e-12), (name, err)
+
+
+PTX_SCRIPT = r"""
+from numba import cuda, float64
+from eagerad.backend import formulas as F
+try:
+    cuda.compile_ptx(F.UNARY["erf"], (float64,) * 3, device=True, cc=(8, 0))
+except Exception as err:
+    print("NO-NVVM", type(err).__name__, err)
+    raise SystemExit(0)
+for table, arity in ((F.UNARY, 3), (F.BINARY, 2)):
+    for fn in table.values():
+        cuda.compile_ptx(fn, (float64,) * arity, device=True, cc=(8, 0))
+print("PTX-OK", len(F.UNARY) + len(F.BINARY))
+"""
+
+
+def test_every_formula_compiles_for_a_real_gpu():
+    """The simulator runs formulas as Python; this types and lowers each one to PTX, as the
+    CUDA target does (no GPU needed, only numba-cuda's NVVM)."""
+    pytest.importorskip("numba_cuda")
+    proc = subprocess.run([sys.executable, "-c", PTX_SCRIPT], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=ROOT, NUMBA_ENABLE_CUDASIM="0"))
+    if "NO-NVVM" in proc.stdout:
+        pytest.skip(proc.stdout.strip())
+    assert proc.returncode == 0 and "PTX-OK" in proc.stdout, proc.stderr[-3000:]

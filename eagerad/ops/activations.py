@@ -239,7 +239,7 @@ def relu6(x, inplace=False):
     return _relu6(float_tensor(x))
 
 
-@export(primitive="HSigmoid", aliases=("hard_sigmoid",))
+@export(primitive="HSigmoid")
 def hardsigmoid(x, inplace=False):
     """Piecewise-linear sigmoid ``relu6(x + 3) / 6``.
 
@@ -249,7 +249,7 @@ def hardsigmoid(x, inplace=False):
     return _hardsigmoid(float_tensor(x))
 
 
-@export(primitive="HSwish", aliases=("hard_swish",))
+@export(primitive="HSwish")
 def hardswish(x, inplace=False):
     """``x * relu6(x + 3) / 6`` (MobileNetV3).
 

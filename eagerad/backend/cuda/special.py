@@ -48,6 +48,9 @@ def special_unary(name, x, a=0.0, b=0.0):
 def special_binary(name, x, y):
     """Broadcasting elementwise formula ``name`` of ``backend.formulas.BINARY``; either
     operand may be a Python number.  numpy's dtype rules give the result's dtype."""
-    from . import _binary, _is_device
+    from . import _binary, _is_device, astype
     dtype = np.result_type(*(v.dtype if _is_device(v) else v for v in (x, y)))
-    return _binary(name, x, y, dtype)
+    if dtype != np.float16:
+        return _binary(name, x, y, dtype)
+    x, y = (astype(v, np.float32) if _is_device(v) else v for v in (x, y))
+    return astype(_binary(name, x, y, np.dtype(np.float32)), dtype)
