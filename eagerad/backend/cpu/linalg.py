@@ -235,9 +235,13 @@ def matrix_exp(a):
 
 
 def einsum(subscripts, *arrays):
-    """numpy's einsum (with its contraction-order optimiser).
+    """numpy's einsum (with its contraction-order optimiser); never a view of an input
+    (numpy returns one for a pure transpose, and an op's result must own its memory).
 
     >>> einsum("ij,jk->ik", np.eye(2), np.ones((2, 1))).ravel().tolist()
     [1.0, 1.0]
     """
-    return np.asarray(np.einsum(subscripts, *arrays, optimize=len(arrays) > 2))
+    out = np.asarray(np.einsum(subscripts, *arrays, optimize=len(arrays) > 2))
+    if any(isinstance(a, np.ndarray) and np.shares_memory(out, a) for a in arrays):
+        out = out.copy()
+    return out
