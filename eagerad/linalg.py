@@ -28,6 +28,7 @@ from .ops.contractions import cross, dot, einsum, inner, kron, outer, tensordot,
 from .ops.decompositions import (OPS, SlogdetResult, cholesky, complement, det, floating, inv,
                                  logdet, matrix_exp, matrix_power, mT, slogdet, square, sym_from,
                                  unpack_eigh, unpack_qr, unpack_svd)
+from .ops.linalg import matmul
 from .ops.math import as_tensor, where
 from .ops.shape import concat, normalize_axis
 
@@ -38,16 +39,30 @@ __all__ = ["inv", "solve", "det", "slogdet", "logdet", "cholesky", "solve_triang
            "cross", "trace", "SlogdetResult", "EighResult", "SVDResult", "QRResult",
            "LstsqResult"]
 
-from .ops.linalg import matmul  # noqa: E402  (listed above with the rest)
-
 EighResult = collections.namedtuple("EighResult", "eigenvalues eigenvectors")
-EighResult.__doc__ = "``(eigenvalues, eigenvectors)`` of ``eigh``."
+EighResult.__doc__ = """``(eigenvalues, eigenvectors)`` of ``eigh``.
+
+>>> eigh(eagerad.eye(2)).eigenvalues.tolist()
+[1.0, 1.0]
+"""
 SVDResult = collections.namedtuple("SVDResult", "U S Vh")
-SVDResult.__doc__ = "``(U, S, Vh)`` of ``svd``: ``A = U diag(S) Vh``."
+SVDResult.__doc__ = """``(U, S, Vh)`` of ``svd``: ``A = U diag(S) Vh``.
+
+>>> svd(eagerad.eye(2)).S.tolist()
+[1.0, 1.0]
+"""
 QRResult = collections.namedtuple("QRResult", "Q R")
-QRResult.__doc__ = "``(Q, R)`` of ``qr``."
+QRResult.__doc__ = """``(Q, R)`` of ``qr``.
+
+>>> qr(eagerad.eye(2)).R.shape
+(2, 2)
+"""
 LstsqResult = collections.namedtuple("LstsqResult", "solution residuals rank singular_values")
-LstsqResult.__doc__ = "``(solution, residuals, rank, singular_values)`` of ``lstsq`` (numpy's)."
+LstsqResult.__doc__ = """``(solution, residuals, rank, singular_values)`` of ``lstsq`` (numpy's).
+
+>>> lstsq(eagerad.eye(2), eagerad.ones(2)).solution.tolist()
+[1.0, 1.0]
+"""
 
 
 def _rhs(name, A, B):
