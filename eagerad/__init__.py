@@ -25,7 +25,7 @@ from . import amp
 from . import nn
 from . import optim  # eagerad.optim.Adam, eagerad.optim.lr_scheduler, as torch.optim
 from . import viz
-from . import cuda, data, tree
+from . import cuda, data, linalg, tree
 from .checkpoint import checkpoint
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 

@@ -360,3 +360,14 @@ def test_empty_batches_and_matrices():
         out.sum().backward()
         assert x.grad.shape == (0, 2, 2)
     assert linalg.det(eagerad.ones(2, 0, 0)).tolist() == [1.0, 1.0]
+
+
+def test_matrix_exp_of_a_strided_stack_is_computed_per_matrix():
+    a = np.random.default_rng(3).normal(size=(2, 2, 2, 3)).transpose(3, 0, 1, 2)  # non-contiguous
+    got = eagerad.linalg.matrix_exp(eagerad.tensor(a)).numpy()
+    for idx in np.ndindex(a.shape[:-2]):
+        m, term, total = a[idx], np.eye(2), np.eye(2)
+        for k in range(1, 30):
+            term = term @ m / k
+            total = total + term
+        np.testing.assert_allclose(got[idx], total, rtol=1e-12, atol=1e-13)

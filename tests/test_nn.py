@@ -90,7 +90,7 @@ def test_dense_matches_numpy_and_checks_input():
     with pytest.raises(ValueError, match="out_channels"):
         nn.Dense(3, 0)
     with pytest.raises(ValueError, match="unknown activation"):
-        nn.Dense(3, 1, activation="swish")
+        nn.Dense(3, 1, activation="swoosh")
 
 
 def test_default_init_bounds_and_seed():

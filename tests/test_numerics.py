@@ -178,3 +178,14 @@ def test_softmax_and_log_softmax_rows_with_masked_entries():
 def test_ops_clip_is_the_function_not_a_submodule():
     assert callable(ops.clip) and ops.clip is ops.clip_by_value
     np.testing.assert_array_equal(ops.clip(_t([-2.0, 0.5, 3.0]), -1.0, 1.0).numpy(), [-1.0, 0.5, 1.0])
+
+
+def test_functional_cross_entropy_options_with_masked_logits():
+    F = eagerad.nn.functional
+    x = _t(_LOGITS, requires_grad=True)
+    probs = _t([[0.5, 0.5, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
+    probs = probs * ops.isfinite(_t(_LOGITS))       # no mass on the masked classes
+    for loss in (F.cross_entropy(x, eagerad.tensor([0, 1]), weight=_t([1.0, 2.0, 3.0, 4.0])),
+                 F.cross_entropy(x, probs), F.cross_entropy(x, eagerad.tensor([0, -100]))):
+        (g,) = eagerad.autograd.grad(loss, x)
+        assert np.isfinite(loss.item()) and np.isfinite(g.numpy()).all()

@@ -144,3 +144,12 @@ def test_reflected_operators_and_methods():
     assert m.sum(axis=1).tolist() == [3.0, 12.0] and m.mean().item() == 2.5
     assert m.max(axis=0, keepdims=True).tolist() == [[3.0, 4.0, 5.0]] and m.min().item() == 0.0
     assert m.astype(eagerad.int32).dtype == eagerad.int32
+
+
+def test_permute_with_two_dims_is_a_permutation_not_a_swap():
+    x = eagerad.tensor(np.arange(6.0).reshape(2, 3))
+    assert x.permute(0, 1).tolist() == x.tolist()
+    assert x.permute(1, 0).tolist() == x.numpy().T.tolist()
+    y = eagerad.tensor(np.arange(24.0).reshape(2, 3, 4))
+    np.testing.assert_array_equal(y.permute((2, 0, 1)).numpy(), y.numpy().transpose(2, 0, 1))
+    np.testing.assert_array_equal(y.transpose(0, 2).numpy(), y.numpy().swapaxes(0, 2))

@@ -11,7 +11,18 @@ from . import init
 from .cell import Cell, Module
 from .layers import (CellList, Dense, Dropout, Flatten, Identity, Linear, LogSoftmax, ModuleList,
                      ReLU, Sequential, SequentialCell, Sigmoid, Softmax, Tanh, get_activation)
-from .loss import CrossEntropyLoss, L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits
+from .loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits
+from .losses_extra import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss,
+                           NLLLoss, SmoothL1Loss)
+from .activation import (CELU, ELU, GELU, SELU, HSigmoid, HSwish, Hardsigmoid, Hardswish,
+                         Hardtanh, LeakyReLU, LogSigmoid, Mish, ReLU6, SeLU, SiLU, Softplus,
+                         Softsign, Tanhshrink)
+from .activation import ACTIVATIONS as _MORE_ACTIVATIONS
+from .layers import ACTIVATIONS as _ACTIVATIONS
+from .conv_layers import (GRU, LSTM, AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d,
+                          Conv1d, Conv2d, Conv2dTranspose, ConvTranspose2d, Embedding, GroupNorm,
+                          LayerNorm, MaxPool2d, MultiheadAttention)
+from . import functional
 from .optim import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Momentum, NAdam, Optimizer,
                     RMSprop)
 from .lbfgs import LBFGS
@@ -22,3 +33,5 @@ from .lr_scheduler import (CosineDecayLR, ExponentialDecayLR, InverseDecayLR, Le
                            piecewise_constant_lr, polynomial_decay_lr, warmup_lr)
 from .wrappers import (TrainOneStepCell, TrainOneStepWithLossScaleCell, WithLossCell,
                        loss_and_grads)
+
+_ACTIVATIONS.update(_MORE_ACTIVATIONS)    # get_activation("gelu") and friends

@@ -88,6 +88,12 @@ def log_softmax(input, dim=None, dtype=None):
     return ops.log_softmax(x, _softmax_dim(x, dim, "log_softmax"))
 
 
+# PyTorch's names and defaults for the activations (leaky_relu's slope is 0.01 here, where
+# MindSpore's ``ops.leaky_relu`` defaults to 0.2)
+from ..ops.activations import FUNCTIONAL as _ACTIVATIONS  # noqa: E402
+globals().update(_ACTIVATIONS)
+
+
 def __getattr__(name):
     """Names this module does not define come from ``eagerad.ops`` (e.g. activations)."""
     try:

@@ -253,6 +253,12 @@ def _class_targets(name, scores, target):
     return target
 
 
+def _picked(last, weights):
+    """``sum(last * weights)`` over the class axis (last) where a zero weight adds exactly 0:
+    a masked logit's log-probability is -inf, and -inf * 0 would make the loss nan."""
+    return (where(weights == 0, 0.0, last) * weights).sum(axis=-1)
+
+
 def _nll_parts(name, logp, target, weight, ignore_index):
     """Per-element ``-w[t] logp[t]``, the per-element weights ``w[t]`` (0 where ignored),
     and the classes-last log-probabilities."""
@@ -270,7 +276,7 @@ def _nll_parts(name, logp, target, weight, ignore_index):
         if w.shape != (c,):
             raise ValueError(f"{name}: weight must have one entry per class ({c}), got {w.shape}")
         w_t = w_t * (hot * w).sum(axis=-1)
-    return -(last * hot).sum(axis=-1) * w_t, w_t, last
+    return -_picked(last, hot) * w_t, w_t, last
 
 
 def _reduce_weighted(loss, w_t, reduction, name):
@@ -325,8 +331,8 @@ def cross_entropy_full(input, target, weight=None, ignore_index=-100, reduction=
             raise ValueError(f"{name}: probability target of shape {target.shape} must match "
                              f"input of shape {x.shape}")
         t = target.astype(x.dtype) * (1.0 - label_smoothing) + label_smoothing / c
-        last = _classes_last(logp * t)
-        per = -(last * w).sum(axis=-1) if w is not None else -last.sum(axis=-1)
+        t = _classes_last(t)
+        per = -_picked(_classes_last(logp), t * w if w is not None else t)
         return reduce_loss(per, reduction, name)
     loss, w_t, last = _nll_parts(name, logp, target, weight, ignore_index)
     nll = _reduce_weighted(loss, w_t, reduction, name)

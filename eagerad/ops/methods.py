@@ -15,6 +15,13 @@ def _compare(fn):
     return method
 
 
+def _permute(self, *dims):
+    """``x.permute(*dims)``: always a full permutation (two ints are not a swap here)."""
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = dims[0]
+    return shape.transpose(self, tuple(dims))
+
+
 def _getitem(self, index):
     return shape.getitem(self, index)
 
@@ -45,7 +52,7 @@ _METHODS = {
     "argmax": reduction.argmax, "argmin": reduction.argmin,
     "any": reduction.any, "all": reduction.all,
     "reshape": shape.reshape, "view": shape.reshape, "transpose": shape.transpose,
-    "permute": shape.transpose, "swapaxes": shape.swapaxes, "squeeze": shape.squeeze,
+    "permute": _permute, "swapaxes": shape.swapaxes, "squeeze": shape.squeeze,
     "expand_dims": shape.expand_dims, "unsqueeze": shape.expand_dims, "flatten": shape.flatten,
     "broadcast_to": shape.broadcast_to, "expand": lambda self, *s: shape.broadcast_to(
         self, s[0] if len(s) == 1 and isinstance(s[0], (tuple, list)) else s),

@@ -226,7 +226,7 @@ def matrix_exp(a):
     >>> matrix_exp(np.zeros((2, 2))).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    out = np.empty_like(a)
+    out = np.empty(a.shape, a.dtype)       # C order: the flat view below must share it
     flat_in = a.reshape((-1,) + a.shape[-2:])
     flat_out = out.reshape(flat_in.shape)
     for i in range(flat_in.shape[0]):
