@@ -60,6 +60,9 @@ def test_logcumsumexp_is_stable_with_a_finite_gradient():
     np.testing.assert_allclose(out.numpy(), [1000.0, 1000.0 + np.log(2.0)])
     g, = grad(out.sum(), x)
     np.testing.assert_allclose(g.numpy(), [1.5, 0.5])
+    x = _t([-np.inf, 0.0, np.log(3.0)])     # a masked entry: gradient 0 there, not nan
+    g, = grad(ops.logcumsumexp(x).sum(), x)
+    np.testing.assert_allclose(g.numpy(), [0.0, 1.0 + 1.0 / 4.0, 3.0 / 4.0])
     x = _t([[-700.0, 3.0, 700.0], [0.5, 0.1, -0.2]])
     assert gradcheck(lambda a: ops.logcumsumexp(a, 1), x)
     assert gradgradcheck(lambda a: ops.logcumsumexp(a, 0), x)

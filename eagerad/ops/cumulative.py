@@ -14,12 +14,13 @@ that work along named axes, and "take along axis" index tuples.
 Tensor(shape=[3], dtype=Float32, value= [ 1.00000000e+00  3.00000000e+00  6.00000000e+00])
 """
 import collections
+import math
 
 import numpy as np
 
 from .. import dtype as dt
 from ..tensor import Tensor, full
-from .math import as_tensor, exp
+from .math import as_tensor, exp, where
 from .registry import Case, U, defop, export
 from .shape import _getitem, concat, expand_dims, normalize_axis, transpose
 
@@ -173,16 +174,22 @@ _cumprod = defop("cumprod", lambda B, x, axis, reverse: B.cumulative("prod", x, 
 
 def _decay(ans, axis, reverse):
     """``exp(ans[i-1] - ans[i])`` in scan order (1 for the first): at most 1, as a
-    logcumsumexp never decreases."""
-    return exp(_shift(ans, axis, _back(reverse), None) - ans)
+    logcumsumexp never decreases (1 too while it is still ``-inf``)."""
+    gap = _shift(ans, axis, _back(reverse), None) - ans
+    return exp(where(ans == -math.inf, 0.0, gap))
+
+
+def _weight(x, ans):
+    """``exp(x - ans)`` (d ans / d x at the same place), 0 where ``x`` is ``-inf``."""
+    return exp(where(x == -math.inf, -math.inf, x - ans))
 
 
 _logcumsumexp = defop(
     "logcumsumexp", lambda B, x, axis, reverse: B.cumulative("logsumexp", x, axis, reverse),
-    vjp=lambda g, ans, x, axis, reverse: exp(x - ans) * _scan(
+    vjp=lambda g, ans, x, axis, reverse: _weight(x, ans) * _scan(
         _shift(_decay(ans, axis, reverse), axis, -_back(reverse), 0), g, axis=axis,
         reverse=not reverse),
-    jvp=lambda t, ans, x, axis, reverse: _scan(_decay(ans, axis, reverse), t * exp(x - ans),
+    jvp=lambda t, ans, x, axis, reverse: _scan(_decay(ans, axis, reverse), t * _weight(x, ans),
                                                axis=axis, reverse=reverse),
     save_output=True, cases=_AXIS_CASES)
 
