@@ -135,7 +135,22 @@ def test_batching_rules_of_two_operand_and_parameterised_ops(bdims):
         eagerad.tensor(b[i] if bdims[1] is not None else b[0]), axis=1, reverse=False).numpy()
         for i in range(3)])
     np.testing.assert_allclose(np.moveaxis(out.numpy(), out_bdim, 0), expect, rtol=1e-12)
-    out, out_bdim = OPS["vector_norm"].batch((eagerad.tensor(np.moveaxis(a, 0, 2)), 3.0), (2, None),
+    out, out_bdim = OPS["pnorm"].batch((eagerad.tensor(np.moveaxis(a, 0, 2)), 3.0), (2, None),
                                              axes=(0,), keepdims=False)
     np.testing.assert_allclose(np.moveaxis(out.numpy(), out_bdim, 0),
                                np.sum(np.abs(a) ** 3, axis=1) ** (1 / 3), rtol=1e-12)
+
+
+def test_every_op_of_the_family_declares_a_batching_rule():
+    family = {"cumsum", "cumprod", "linear_scan", "logcumsumexp", "cummax_indices",
+              "cummin_indices", "argsort", "prod", "var", "std", "pnorm"}
+    assert family <= set(OPS)
+    assert not [name for name in family if OPS[name].batch is None]
+
+
+def test_transforms_see_the_family():
+    x = eagerad.tensor([2.0, 0.0, 3.0], dtype=eagerad.float64)
+    np.testing.assert_array_equal(eagerad.hessian(ops.prod)(x).numpy(),
+                                  [[0, 3, 0], [3, 0, 2], [0, 2, 0]])
+    np.testing.assert_array_equal(eagerad.jacfwd(ops.sort)(x).numpy(),
+                                  [[0, 1, 0], [1, 0, 0], [0, 0, 1]])

@@ -50,7 +50,7 @@ def _slope(ans, x, p, axes, keepdims):
     return where(zero, 0.0, sign(x) * scaled)
 
 
-_pnorm = defop("vector_norm", _pnorm_forward,
+_pnorm = defop("pnorm", _pnorm_forward,
                vjp=lambda g, ans, x, p, axes, keepdims: _spread(g, x.shape, axes, keepdims) *
                _slope(ans, x, p, axes, keepdims),
                jvp=lambda t, ans, x, p, axes, keepdims: _sum(t * _slope(ans, x, p, axes, keepdims),

@@ -20,7 +20,7 @@ import numpy as np
 from .. import dtype as dt
 from ..tensor import Tensor, full, ones
 from .cumulative import ValuesIndices, _cumprod, _shift, batch_along_axes, one_axis
-from .math import as_tensor, isnan, sqrt, where
+from .math import as_tensor, isnan, where
 from .reduction import _spread, _sum, sum as _reduce_sum
 from .registry import METHODS, Case, U, defop, export
 from .shape import normalize_axis, transpose
