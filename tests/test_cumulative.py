@@ -154,3 +154,14 @@ def test_transforms_see_the_family():
                                   [[0, 3, 0], [3, 0, 2], [0, 2, 0]])
     np.testing.assert_array_equal(eagerad.jacfwd(ops.sort)(x).numpy(),
                                   [[0, 1, 0], [1, 0, 0], [0, 0, 1]])
+
+
+def test_half_precision_and_bool_inputs():
+    x = eagerad.tensor([2.0, 0.5, 3.0], dtype=eagerad.float16, requires_grad=True)
+    ops.cumprod(x).sum().backward()            # the rule's linear scan runs in float32
+    assert x.grad.dtype == np.float16 and x.grad.tolist() == [3.0, 8.0, 1.0]
+    np.testing.assert_allclose(ops.logcumsumexp(x).numpy(),
+                               np.logaddexp.accumulate(np.float32([2.0, 0.5, 3.0])), rtol=1e-3)
+    b = eagerad.tensor([True, False, True])
+    assert ops.cummax(b, 0).indices.tolist() == [0, 0, 2]
+    assert ops.cumsum(b).tolist() == [1, 1, 2] and ops.prod(b).item() == 0

@@ -39,6 +39,12 @@ def test_sim_scans_forward_both_directions():
             _close(a, b)
     c, g = _pair(np.zeros((0, 3)))
     _close(ops.cumsum(g, 0), ops.cumsum(c, 0))
+    c, g = _pair(np.array([[2.0, 0.5, 3.0]], dtype=np.float16))     # computed in float32
+    _close(ops.logcumsumexp(g, 1), ops.logcumsumexp(c, 1), 1e-3)
+    _close(OPS["linear_scan"](g, g, axis=1, reverse=False), OPS["linear_scan"](c, c, axis=1, reverse=False))
+    c, g = _pair(np.array([True, False, True]))
+    _close(ops.cummax(g, 0).indices, ops.cummax(c, 0).indices)
+    _close(ops.cumsum(g), ops.cumsum(c))
 
 
 @inside_only

@@ -156,7 +156,8 @@ _scan = defop("linear_scan", lambda B, a, b, axis, reverse: B.linear_scan(a, b, 
                    lambda t, ans, a, b, axis, reverse: _scan(a, t, axis=axis, reverse=reverse)),
               save_output=True,
               cases=[Case(U(2, 3), U(2, 3), axis=1, reverse=False),
-                     Case(U(4), U(4), axis=0, reverse=True), Case(U(0, 2), U(0, 2), axis=1, reverse=False)])
+                     Case(U(4), U(4), axis=0, reverse=True),
+                     Case(U(0, 2), U(0, 2), axis=1, reverse=False)])
 
 
 def _before(ans, axis, reverse):

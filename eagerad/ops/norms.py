@@ -60,7 +60,8 @@ _pnorm = defop("pnorm", _pnorm_forward,
                       Case(U(2, 3, signed=True, low=0.2), 1, axes=(1,), keepdims=True),
                       Case(U(3, 2, signed=True, low=0.2), 3, axes=(0,), keepdims=False),
                       Case(U(4, signed=True, low=0.2), 1.5, axes=(0,), keepdims=False),
-                      Case(U(2, 2), 0, axes=(1,), keepdims=False), Case(U(), 2, axes=(), keepdims=False), Case(U(0, 3), 2, axes=(0,), keepdims=False)])
+                      Case(U(2, 2), 0, axes=(1,), keepdims=False),
+                      Case(U(), 2, axes=(), keepdims=False), Case(U(0, 3), 2, axes=(0,), keepdims=False)])
 batch_along_axes(_pnorm)
 
 

@@ -20,6 +20,17 @@ def _result_dtype(op, dtype):
     return getattr(np, "cum" + op)(np.ones(1, dtype)).dtype
 
 
+def work_dtype(dtype):
+    """The dtype scan kernels compute in for ``dtype``: float16 in float32 (Numba has no
+    float16 arithmetic), bool as uint8, others as they are.
+
+    >>> work_dtype(np.float16), work_dtype(np.float64)
+    (dtype('float32'), dtype('float64'))
+    """
+    dtype = np.dtype(dtype)
+    return np.dtype({"e": np.float32, "?": np.uint8}.get(dtype.char, dtype))
+
+
 def cumulative(op, x, axis, reverse):
     """Running ``op`` (sum, prod or logsumexp) along ``axis``; ``reverse`` runs from the end.
 
@@ -78,20 +89,21 @@ def linear_scan(a, b, axis, reverse):
     >>> linear_scan(np.array([5.0, 2.0, 3.0]), np.array([1.0, 1.0, 1.0]), 0, False)
     array([ 1.,  3., 10.])
     """
-    dtype = np.result_type(a.dtype, b.dtype)
+    dtype = np.result_type(a.dtype, b.dtype, np.float16)     # a float, as gradients are
     if a.size == 0:
         return np.zeros(a.shape, dtype)
-    rows = [np.moveaxis(np.asarray(v, dtype), axis, -1) for v in (a, b)]
+    work = work_dtype(dtype)
+    rows = [np.moveaxis(np.asarray(v, work), axis, -1) for v in np.broadcast_arrays(a, b)]
     if reverse:
         rows = [r[..., ::-1] for r in rows]
     shape = rows[0].shape
     flat = [np.ascontiguousarray(r).reshape(-1, shape[-1]) for r in rows]
-    out = np.empty(flat[0].shape, dtype)
+    out = np.empty(flat[0].shape, work)
     _kernel()(flat[0], flat[1], out)
     out = out.reshape(shape)
     if reverse:
         out = out[..., ::-1]
-    return np.ascontiguousarray(np.moveaxis(out, -1, axis))
+    return np.ascontiguousarray(np.moveaxis(out, -1, axis), dtype=dtype)
 
 
 def argsort(x, axis, descending):

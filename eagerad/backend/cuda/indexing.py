@@ -116,19 +116,29 @@ def _launch(kernel, M, *args):
         kernel[blocks(M), THREADS](*args)
 
 
+def _as_work(v):
+    """``v`` in the dtype the kernels compute in (float16 as float32, bool as uint8)."""
+    work = host.work_dtype(v.dtype)
+    return v if work == v.dtype else _core.astype(v, work)
+
+
+def _as_result(out, dtype):
+    return out if out.dtype == dtype else _core.astype(out, dtype)
+
+
 def cumulative(op, x, axis, reverse):
     """Running ``op`` (sum, prod or logsumexp) along ``axis``; ``reverse`` runs from the end."""
     dtype = host._result_dtype(op, x.dtype)
-    rows, M, K, restore = _rows(x, axis)
-    out = _core._empty((M * K,), dtype)
+    rows, M, K, restore = _rows(_as_work(x), axis)
+    out = _core._empty((M * K,), host.work_dtype(dtype))
     if K:
         _launch(_scan_kernel(op), M, out, rows, M, K, bool(reverse))
-    return restore(out)
+    return _as_result(restore(out), dtype)
 
 
 def cumextreme(op, x, axis):
     """Where the running max (``op='max'``) or min along ``axis`` was attained (int64)."""
-    rows, M, K, restore = _rows(x, axis)
+    rows, M, K, restore = _rows(_as_work(x), axis)
     idx = _core._empty((M * K,), np.int64)
     if K:
         _launch(_extreme_kernel(op), M, idx, rows, M, K)
@@ -137,17 +147,18 @@ def cumextreme(op, x, axis):
 
 def linear_scan(a, b, axis, reverse):
     """``h[i] = a[i] * h[i-1] + b[i]`` along ``axis`` from ``h[-1] = 0`` (``reverse``: from
-    the end)."""
-    dtype = np.result_type(a.dtype, b.dtype)
+    the end); a float result, as gradients are."""
+    dtype = np.result_type(a.dtype, b.dtype, np.float16)
+    work = host.work_dtype(dtype)
     shape = np.broadcast_shapes(a.shape, b.shape)
     a, b = ((_core.broadcast_to(v, shape) if v.shape != shape else v) for v in (a, b))
-    a, b = ((_core.astype(v, dtype) if v.dtype != dtype else v) for v in (a, b))
+    a, b = ((_core.astype(v, work) if v.dtype != work else v) for v in (a, b))
     ra, M, K, restore = _rows(a, axis)
     rb = _rows(b, axis)[0]
-    out = _core._empty((M * K,), dtype)
+    out = _core._empty((M * K,), work)
     if K:
         _launch(_linear_scan_kernel, M, out, ra, rb, M, K, bool(reverse))
-    return restore(out)
+    return _as_result(restore(out), dtype)
 
 
 def argsort(x, axis, descending):
