@@ -39,6 +39,10 @@ def test_frobenius_and_the_two_spellings():
         x.norm("nuc")
     with pytest.raises(ValueError, match="two axes"):
         ops.norm(x, "fro", 0)
+    with pytest.raises(ValueError, match="ord must be"):
+        ops.norm(x, "max")
+    with pytest.raises(ValueError, match="ord must be a number"):
+        x.norm("max", dim=1)
 
 
 def test_two_norm_gradient_is_zero_at_zero_and_finite_after():

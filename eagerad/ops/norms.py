@@ -105,6 +105,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
     (5.0, 5.0, [3.0, 4.0])
     """
     x = as_tensor(x)
+    if isinstance(ord, str) and ord not in ("fro", "nuc"):
+        raise ValueError(f"norm: ord must be None, a number, inf, 'fro' or 'nuc'; got {ord!r}")
     if axis is None:
         if ord is None:
             return vector_norm(x, 2, None, keepdims)
