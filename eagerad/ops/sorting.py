@@ -1,0 +1,119 @@
+"""Sorting: sort, argsort, msort, topk, kthvalue.
+
+One op, ``argsort``, finds the order; the values are the input taken at those
+indices (differentiable indexing), so the gradient goes to the entries each value
+came from (a scatter of the incoming gradient by the indices), and topk,
+kthvalue, medians and quantiles built from it route gradients to the selected
+entries, as PyTorch does.  Two spellings: ``eagerad.ops.sort(x, axis=-1)`` is
+numpy's and returns the sorted values; the Tensor method
+``x.sort(dim=-1, descending=False)`` is PyTorch's and returns ``(values, indices)``.
+On CUDA the sort is a documented host round trip (copy to the host, numpy's stable
+sort, copy back); everything around it stays on the device.
+
+>>> import eagerad
+>>> eagerad.ops.sort(eagerad.tensor([3.0, 1.0, 2.0]))
+Tensor(shape=[3], dtype=Float32, value= [ 1.00000000e+00  2.00000000e+00  3.00000000e+00])
+"""
+from .cumulative import ValuesIndices, along_axis, batch_along_axes, one_axis, take
+from .registry import METHODS, defop, export
+
+_argsort = defop("argsort", lambda B, x, axis, descending: B.argsort(x, axis, descending))
+batch_along_axes(_argsort)
+
+
+def sort_with_indices(x, axis=-1, descending=False, stable=False, *, dim=None):
+    """``(values, indices)`` of ``x`` sorted along ``axis`` (PyTorch's ``sort``; always
+    stable: equal values keep their order; NaN sorts as the largest value).
+
+    >>> sort_with_indices(eagerad.tensor([2.0, 1.0, 2.0]), descending=True).indices.tolist()
+    [0, 2, 1]
+    """
+    x, axis = one_axis(x, axis if dim is None else None, dim, "sort")
+    if x.ndim == 0:
+        values, indices = sort_with_indices(x.reshape(1), 0, descending)
+        return ValuesIndices(values.reshape(()), indices.reshape(()))
+    indices = _argsort(x, axis=axis, descending=bool(descending))
+    return ValuesIndices(take(x, along_axis(indices, axis)), indices)
+
+
+@export
+def sort(x, axis=-1, descending=False, stable=False, *, dim=None):
+    """The values of ``x`` sorted along ``axis`` (numpy's ``sort``; None flattens;
+    ``descending`` as PyTorch).  The Tensor method ``x.sort()`` returns
+    ``(values, indices)`` as PyTorch's.
+
+    >>> sort(eagerad.tensor([[3.0, 1.0], [0.0, 2.0]]), axis=0).tolist()
+    [[0.0, 1.0], [3.0, 2.0]]
+    """
+    return sort_with_indices(x, axis, descending, stable, dim=dim).values
+
+
+METHODS["sort"] = sort_with_indices
+
+
+@export(methods=("argsort",))
+def argsort(x, axis=-1, descending=False, stable=False, *, dim=None):
+    """Indices that sort ``x`` along ``axis`` (stable; not differentiable).
+
+    >>> argsort(eagerad.tensor([3.0, 1.0, 2.0])).tolist()
+    [1, 2, 0]
+    """
+    return sort_with_indices(x, axis, descending, stable, dim=dim).indices
+
+
+@export(methods=("msort",))
+def msort(x):
+    """``x`` sorted along its first axis (PyTorch's ``msort``).
+
+    >>> msort(eagerad.tensor([[2.0, 0.0], [1.0, 5.0]])).tolist()
+    [[1.0, 0.0], [2.0, 5.0]]
+    """
+    return sort(x, 0)
+
+
+def _kth(x, k, axis, dim, descending, name, low):
+    """Sorted values and indices of ``x`` along the chosen axis, that axis (None for a 0-d
+    ``x``) and ``k`` checked against its length (``low <= k <= n``)."""
+    if axis is not None:
+        dim = None
+    x, ax = one_axis(x, axis, dim, name, flatten=False)
+    if int(k) != k:
+        raise TypeError(f"{name}: k must be an integer, got {k!r}")
+    n = x.shape[ax] if x.ndim else 1
+    if not low <= int(k) <= n:
+        raise ValueError(f"{name}: k={k} is out of range for a dimension of size {n} (shape "
+                         f"{x.shape})")
+    values, indices = sort_with_indices(x, ax, descending)
+    return values, indices, ax if x.ndim else None, int(k)
+
+
+@export(methods=("topk",), primitive="TopK")
+def topk(x, k, dim=-1, largest=True, sorted=True, *, axis=None):
+    """The ``k`` largest (or smallest) entries along ``dim`` and their indices,
+    ``(values, indices)`` as PyTorch and MindSpore; the gradient goes to the selected
+    entries.  Always sorted.
+
+    >>> topk(eagerad.tensor([1.0, 4.0, 2.0, 3.0]), 2)
+    ValuesIndices(values=Tensor(shape=[2], dtype=Float32, value= [ 4.00000000e+00  3.00000000e+00]), indices=Tensor(shape=[2], dtype=Int64, value= [1 3]))
+    """
+    values, indices, ax, k = _kth(x, k, axis, dim, bool(largest), "topk", 0)
+    if ax is None:
+        return ValuesIndices(values, indices) if k else ValuesIndices(values[None][:0],
+                                                                      indices[None][:0])
+    index = (slice(None),) * ax + (slice(0, k),)
+    return ValuesIndices(values[index], indices[index])
+
+
+@export(methods=("kthvalue",))
+def kthvalue(x, k, dim=-1, keepdim=False, *, axis=None):
+    """The ``k``-th smallest entry along ``dim`` (``k`` counts from 1) and its index,
+    ``(values, indices)`` as PyTorch.
+
+    >>> kthvalue(eagerad.tensor([3.0, 1.0, 2.0]), 2).values.item()
+    2.0
+    """
+    values, indices, ax, k = _kth(x, k, axis, dim, False, "kthvalue", 1)
+    if ax is None:
+        return ValuesIndices(values, indices)
+    index = (slice(None),) * ax + (slice(k - 1, k) if keepdim else k - 1,)
+    return ValuesIndices(values[index], indices[index])
