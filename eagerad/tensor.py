@@ -102,6 +102,8 @@ class Tensor:
     __slots__ = ("_data", "_device", "_requires_grad", "_grad", "grad_fn", "_out_index",
                  "_version", "_hooks", "_retains_grad", "_tangents", "__weakref__", "__dict__")
     __array_priority__ = 1000  # numpy defers to our reflected operators
+    _view = None    # (root tensor, view steps) for a view made by ops/shape.py
+    _views = None   # weak set of the live views of this (root) tensor
 
     def __init__(self, data=None, dtype=None, *, device=None, shape=None, init=None):
         if init is not None and data is not None:

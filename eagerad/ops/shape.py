@@ -6,13 +6,87 @@ Their rules only move gradients around, so each is its own transpose.
 >>> eagerad.ops.reshape(eagerad.ones(2, 3), (3, 2)).shape
 (3, 2)
 """
+import weakref
+
 import numpy as np
 
 from .. import dtype as dt
 from ..device import as_device
 from ..tensor import Tensor
 from .math import as_tensor
-from .registry import Case, PerArg, U, defop, sum_to
+from .registry import OPS, Case, PerArg, U, defop, sum_to
+
+
+# ---------------------------------------------------------------- view tracking
+#
+# A view (basic indexing, reshape, transpose, broadcast_to, alias) shares its base's
+# memory and version counter.  The public functions below also note, on the view,
+# its root tensor and the chain of view ops from it (``_view``), and on the root a
+# weak set of its live views (``_views``).  In-place ops use both (ops/inplace.py):
+# a change through a view rewrites the root's history (PyTorch's CopySlices), and
+# after the root's history changes each live view is re-derived from it, so that no
+# view keeps a stale graph.  Both are O(live views); nothing scans the heap.
+
+
+class ViewKind:
+    """How one kind of view is redone on a (new) base, ``apply(base, **kw)``, and how a
+    new value of the view is written back into its base, ``put(base, value, **kw)``
+    (out of place, differentiable).
+
+    >>> v = eagerad.ones(2, 3).reshape(3, 2); v._view[1][0][0].name
+    'reshape'
+    """
+    __slots__ = ("name", "apply", "put")
+
+    def __init__(self, name, apply, put):
+        self.name, self.apply, self.put = name, apply, put
+
+
+def track_view(out, x, kind, **kw):
+    """Record that ``out`` is the view ``kind(x, **kw)``; returns ``out``.
+
+    >>> x = eagerad.zeros(4); v = x[1:3]; v._view[0] is x, len(x._views)
+    (True, 1)
+    """
+    if out is x:
+        return out
+    root, steps = x._view or (x, ())
+    out._view = (root, steps + ((kind, kw),))
+    if root._views is None:
+        root._views = weakref.WeakSet()
+    root._views.add(out)
+    return out
+
+
+def replay_view(root, steps):
+    """The view described by ``steps`` taken again of ``root`` (with its current graph).
+
+    >>> x = eagerad.Tensor([[1.0, 2.0]]); v = x.reshape(2)
+    >>> replay_view(x, v._view[1]).tolist()
+    [1.0, 2.0]
+    """
+    for kind, kw in steps:
+        root = kind.apply(root, **kw)
+    return root
+
+
+def put_view(root, steps, value):
+    """``root`` (out of place) with the view described by ``steps`` replaced by ``value``.
+
+    >>> x = eagerad.zeros(2, 2); v = x[0]
+    >>> put_view(x, v._view[1], eagerad.ones(2)).tolist()
+    [[1.0, 1.0], [0.0, 0.0]]
+    """
+    chain = [root]
+    for kind, kw in steps[:-1]:
+        chain.append(kind.apply(chain[-1], **kw))
+    for (kind, kw), base in zip(reversed(steps), reversed(chain)):
+        value = kind.put(base, value, **kw)
+    return value
+
+
+def _read_only(base, value, **kw):
+    raise RuntimeError("a broadcast view is read-only; it cannot be written back into its base")
 
 
 def _normalize_shape(shape, size, name="shape"):
@@ -69,7 +143,11 @@ def reshape(x, *shape):
     """
     x = as_tensor(x)
     shape = _normalize_shape(shape, x.size)
-    return x if shape == x.shape else _reshape(x, shape=shape)
+    return x if shape == x.shape else track_view(_reshape(x, shape=shape), x, _RESHAPE, shape=shape)
+
+
+_RESHAPE = ViewKind("reshape", lambda x, shape: _reshape(x, shape=shape),
+                    lambda base, value, shape: _reshape(value, shape=base.shape))
 
 
 def _inverse(axes):
@@ -100,7 +178,13 @@ def transpose(x, *axes):
     axes = normalize_axis(axes, x.ndim, "axes")
     if len(axes) != x.ndim:
         raise ValueError(f"transpose: axes {axes} do not match a tensor with {x.ndim} dims")
-    return x if axes == tuple(range(x.ndim)) else _transpose(x, axes=axes)
+    if axes == tuple(range(x.ndim)):
+        return x
+    return track_view(_transpose(x, axes=axes), x, _TRANSPOSE, axes=axes)
+
+
+_TRANSPOSE = ViewKind("transpose", lambda x, axes: _transpose(x, axes=axes),
+                      lambda base, value, axes: _transpose(value, axes=_inverse(axes)))
 
 
 def swapaxes(x, axis0, axis1):
@@ -137,7 +221,11 @@ def broadcast_to(x, shape):
         target = None
     if target != shape:
         raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to {shape}")
-    return x if shape == x.shape else _broadcast(x, shape=shape)
+    return x if shape == x.shape else track_view(_broadcast(x, shape=shape), x, _BROADCAST,
+                                                 shape=shape)
+
+
+_BROADCAST = ViewKind("broadcast_to", lambda x, shape: _broadcast(x, shape=shape), _read_only)
 
 
 def squeeze(x, axis=None):
@@ -194,6 +282,9 @@ def _index_arrays(index, device):
         if isinstance(item, Tensor):
             if item.dtype.kind not in "iub":
                 raise IndexError(f"tensors used as indices must be integer or bool, got {item.dtype}")
+            if item.ndim == 0 and item.dtype.kind in "iu":
+                out.append(int(item.item()))    # x[t] with a 0-d integer tensor selects, as x[0]
+                continue
             item = item._data if item.device == device else B.from_numpy(item.numpy())
         elif isinstance(item, list):
             item = B.from_numpy(np.asarray(item))
@@ -215,16 +306,39 @@ def _getitem_fwd(B, x, index):
         raise IndexError(f"index out of range for a tensor of shape {x.shape}: {err}") from None
 
 
-_getitem = defop("getitem", _getitem_fwd,
-                 vjp=lambda g, ans, x, index: index_add(x.shape, x.dtype, index, g),
-                 jvp=lambda t, ans, x, index: _getitem(t, index=index), saves=(), view=True,
-                 cases=[Case(U(3, 4), index=(slice(0, 2), 1)),
-                        Case(U(5), index=(np.array([0, 2, 2, 4]),)),
-                        Case(U(2, 3), index=(np.array([[True, False, True], [False, False, True]]),)),
-                        Case(U(), index=(None,)), Case(U(3), index=(slice(1, 1),))])
+def _is_basic(index):
+    """Whether ``index`` (a tuple from ``_index_arrays``) selects a view: ints, slices,
+    None and ... only (integer or boolean arrays make numpy copy)."""
+    return all(i is None or i is Ellipsis or isinstance(i, (int, np.integer, slice)) and
+               not isinstance(i, (bool, np.bool_)) for i in index)
+
+
+def _getitem_vjp(g, ans, x, index):
+    return index_add(x.shape, x.dtype, index, g)
+
+
+_select = defop("getitem", _getitem_fwd, vjp=_getitem_vjp,
+                jvp=lambda t, ans, x, index: _getitem(t, index), saves=(), view=True,
+                cases=[Case(U(3, 4), index=(slice(0, 2), 1)), Case(U(4), index=(2, Ellipsis)),
+                       Case(U(5), index=(np.array([0, 2, 2, 4]),)),
+                       Case(U(2, 3), index=(np.array([[True, False, True], [False, False, True]]),)),
+                       Case(U(3, 4), index=(slice(None), np.array([3, 0]))),
+                       Case(U(), index=(None,)), Case(U(3), index=(slice(1, 1),))])
+
+
+def _getitem(x, index):
+    """``x[index]`` for an index tuple already in backend form.  Basic indexing gives a
+    view (sharing ``x``'s version counter, as the op declares); advanced indexing
+    copies, so its result gets a counter of its own: later changes to ``x`` must not
+    invalidate a graph that saved the copy."""
+    out = _select(x, index=index)
+    if not _is_basic(index):
+        out._version = [0]
+    return out
+
 
 _index_add = defop("index_add", lambda B, v, shape, dtype, index: B.index_add(shape, dtype, index, v),
-                   vjp=lambda g, ans, v, shape, dtype, index: _getitem(g, index=index),
+                   vjp=lambda g, ans, v, shape, dtype, index: _getitem(g, index),
                    jvp=lambda t, ans, v, shape, dtype, index: _index_add(t, shape=shape, dtype=dtype,
                                                                          index=index), saves=(),
                    cases=[Case(U(4), shape=(5,), dtype=np.dtype(np.float64),
@@ -245,11 +359,25 @@ def index_add(shape, dtype, index, values):
 def getitem(x, index):
     """``x[index]`` with basic (ints, slices, None, ...) and advanced (int/bool arrays) indexing.
 
+    Basic indexing returns a view, as in numpy and PyTorch: ``x[0] += 1`` changes
+    ``x``.  Advanced indexing returns a copy with its own version counter.
+
     >>> x = eagerad.Tensor([[1, 2, 3], [4, 5, 6]])
     >>> getitem(x, (slice(None), 1)).tolist(), getitem(x, eagerad.Tensor([1, 0])).shape
     ([2, 5], (2, 3))
+    >>> v = x[0, 1]; v += 10; x.tolist()
+    [[1, 12, 3], [4, 5, 6]]
     """
-    return _getitem(x, index=_index_arrays(index, x.device))
+    index = _index_arrays(index, x.device)
+    if not _is_basic(index):
+        return _getitem(x, index)
+    if Ellipsis not in index and x.device.type == "cpu":
+        index = index + (Ellipsis,)     # numpy: a[0, ...] is a 0-d view where a[0] is a copy
+    return track_view(_select(x, index=index), x, _GETITEM, index=index)
+
+
+_GETITEM = ViewKind("getitem", lambda x, index: _select(x, index=index),
+                    lambda base, value, index: OPS["setitem"](base, value, index=index))
 
 
 # ---------------------------------------------------------------- joining
@@ -257,7 +385,7 @@ def getitem(x, index):
 def _concat_rule(i, g, ans, *xs, axis):
     start = sum(x.shape[axis] for x in xs[:i])
     index = (slice(None),) * axis + (slice(start, start + xs[i].shape[axis]),)
-    return _getitem(g, index=index)
+    return _getitem(g, index)
 
 
 _concat = defop("concat", lambda B, *xs, axis: B.concat(xs, axis),
@@ -334,7 +462,10 @@ def alias(x):
     >>> a is x, a.grad_fn.name
     (False, 'AliasBackward')
     """
-    return _alias(x)
+    return track_view(_alias(x), x, _ALIAS)
+
+
+_ALIAS = ViewKind("alias", lambda x: _alias(x), lambda base, value: value)
 
 _clone = defop("clone", lambda B, x: B.copy(x), vjp=lambda g, ans, x: g, jvp=lambda t, ans, x: t,
                saves=(), cases=_IDENTITY_CASES)
