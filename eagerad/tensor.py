@@ -202,6 +202,78 @@ class Tensor:
         """
         return self.ndim
 
+    def element_size(self):
+        """Bytes per element (PyTorch's ``element_size``).
+
+        >>> Tensor([1.0]).element_size(), Tensor([1.0], dtype='float64').element_size()
+        (4, 8)
+        """
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        """Bytes the elements take (``numel() * element_size()``).
+
+        >>> zeros(2, 3).nbytes
+        24
+        """
+        return int(self.size) * self.dtype.itemsize
+
+    def is_contiguous(self):
+        """Whether the elements lie in row-major order without gaps (PyTorch's
+        ``is_contiguous``); transposes and strided slices are not.
+
+        >>> x = zeros(2, 3); x.is_contiguous(), x.T.is_contiguous()
+        (True, False)
+        """
+        data = self._data
+        flags = getattr(data, "flags", None)
+        return bool(flags["C_CONTIGUOUS"]) if flags is not None else bool(data.is_c_contiguous())
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        """A new tensor (a copy of ``data``) with this tensor's dtype and device unless given.
+
+        >>> Tensor([1.0]).new_tensor([2, 3])
+        Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00  3.00000000e+00])
+        """
+        return tensor(data, dtype or self.dtype, requires_grad, device or self._device)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+        """``size`` filled with ``fill_value``, this tensor's dtype and device unless given.
+
+        >>> Tensor([1], dtype='int32').new_full((2,), 7)
+        Tensor(shape=[2], dtype=Int32, value= [7 7])
+        """
+        return full(size, fill_value, dtype or self.dtype, device or self._device, requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        """Zeros of ``size`` with this tensor's dtype and device unless given.
+
+        >>> Tensor([1.0], dtype='float64').new_zeros(2, 2).dtype
+        dtype('float64')
+        """
+        return _filled(size, 0, dtype or self.dtype, device or self._device, requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        """Ones of ``size`` with this tensor's dtype and device unless given.
+
+        >>> Tensor([1]).new_ones((2,)).tolist()
+        [1, 1]
+        """
+        return _filled(size, 1, dtype or self.dtype, device or self._device, requires_grad)
+
+    new_empty = new_zeros
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this tensor into the leaves' ``.grad`` (only those
+        in ``inputs`` when given); ``gradient`` is required for non-scalar tensors.
+
+        >>> x = tensor(3.0, requires_grad=True); (x * x).backward(); x.grad.item()
+        6.0
+        """
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
     @property
     def device(self):
         """Where the buffer lives (a ``Device``).
@@ -468,6 +540,21 @@ def _exp3(text):
     """
     mant, e, exp = text.partition("e")
     return f"{mant}e{exp[0]}{int(exp[1:]):03d}" if e else text
+
+
+def _caster(dtype, name):
+    def cast(self):
+        return self.astype(dtype)
+    cast.__name__ = name
+    cast.__doc__ = (f"This tensor as {dtype} (PyTorch's ``{name}()``; differentiable for floats).\n\n"
+                    f"    >>> Tensor([1.5]).{name}().dtype\n    dtype('{dtype}')\n")
+    return cast
+
+
+for _name, _dtype in (("long", dt.int64), ("int", dt.int32), ("half", dt.float16),
+                      ("float", dt.float32), ("double", dt.float64), ("bool", dt.bool_)):
+    setattr(Tensor, _name, _caster(_dtype, _name))
+del _name, _dtype
 
 
 class Parameter(Tensor):

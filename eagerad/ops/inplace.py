@@ -302,7 +302,17 @@ def setitem(self, index, value):
     return self
 
 
-METHODS = {"add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "fill_": fill_,
+def copy_(self, src):
+    """Copy ``src``'s values into ``self`` (broadcast and cast to self's shape and dtype);
+    recorded like any in-place op, so the gradient flows to ``src``.
+
+    >>> x = eagerad.zeros(2, 2); x.copy_(eagerad.Tensor([1.0, 2.0])).tolist()
+    [[1.0, 2.0], [1.0, 2.0]]
+    """
+    return setitem(self, Ellipsis, src)
+
+
+METHODS = {"copy_": copy_, "add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "fill_": fill_,
            "zero_": zero_, "clamp_": clamp_, "clip_": clamp_, "__setitem__": setitem,
            "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_}
 

@@ -14,7 +14,7 @@ from .. import dtype as dt
 from ..device import as_device
 from ..tensor import Tensor
 from .math import as_tensor
-from .registry import OPS, Case, PerArg, U, defop, sum_to
+from .registry import OPS, Case, PerArg, U, defop, export, sum_to
 
 
 # ---------------------------------------------------------------- view tracking
@@ -185,6 +185,38 @@ def transpose(x, *axes):
 
 _TRANSPOSE = ViewKind("transpose", lambda x, axes: _transpose(x, axes=axes),
                       lambda base, value, axes: _transpose(value, axes=_inverse(axes)))
+
+
+@export(methods=("t",))
+def t(x):
+    """Transpose a matrix (PyTorch's ``t()``); 0-d and 1-d tensors come back as they are.
+
+    >>> t(eagerad.ones(2, 3)).shape, t(eagerad.ones(3)).shape
+    ((3, 2), (3,))
+    """
+    x = as_tensor(x)
+    if x.ndim > 2:
+        raise ValueError(f"t() expects a tensor with at most 2 dimensions, got shape {x.shape}; "
+                         "use transpose(dim0, dim1) or mT")
+    return transpose(x) if x.ndim == 2 else x
+
+
+@export(methods=("contiguous",))
+def contiguous(x):
+    """``x`` itself when its elements are in row-major order, else a row-major copy
+    (still in the graph), as PyTorch's ``contiguous()``.
+
+    >>> y = eagerad.ones(2, 3).T; contiguous(y).is_contiguous(), y.is_contiguous()
+    (True, False)
+    """
+    if x.is_contiguous():
+        return x
+    c = clone(x)                   # compact, but numpy keeps a transposed layout
+    if not c.is_contiguous():      # flattening a permuted compact array copies in row order
+        flat = _reshape(c, shape=(c.size,))
+        flat._version = [0]        # its own buffer, not a view of c
+        c = _reshape(flat, shape=x.shape)
+    return c
 
 
 def swapaxes(x, axis0, axis1):
