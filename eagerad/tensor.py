@@ -404,6 +404,28 @@ class Tensor:
         arr = self.numpy()
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """numpy ufuncs on tensors (``np.exp(t)``, ``np.add(t, 1)``, ``array * t``) run
+        the eagerad op of the same meaning, so the result is a Tensor in the graph;
+        others compute in numpy, refused (TypeError) when a tensor requires grad."""
+        if method == "__call__" and not kwargs:
+            fn = _op(_UFUNC_OPS.get(ufunc.__name__, ufunc.__name__))
+            if fn is not None:
+                return fn(*inputs)
+        name = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+        return _numpy_fallback(name, getattr(ufunc, method), inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        """numpy functions with an eagerad equivalent (``np.sum``, ``np.mean``,
+        ``np.concatenate``, ...) run it and keep the graph; others compute in numpy,
+        refused (TypeError) when a tensor requires grad and the result carries values."""
+        route = _NUMPY_FUNCTIONS.get(func.__name__)
+        if route is not None and getattr(np, func.__name__, None) is func:
+            result = route(args, kwargs)
+            if result is not NotImplemented:
+                return result
+        return _numpy_fallback(f"numpy.{func.__name__}", func, args, kwargs)
+
     def item(self):
         """The single value as a Python number.
 
@@ -517,6 +539,121 @@ class Tensor:
             body = "\n" + np.array2string(arr, separator=", ", formatter=_format_nd(arr))
         extra = "" if self._device.type == "cpu" else f", device={self._device}"
         return head + body + extra + ")"
+
+
+# ------------------------------------------------------------ numpy protocols
+
+# numpy ufunc names whose eagerad op is named differently (others: the same name)
+_UFUNC_OPS = {"subtract": "sub", "multiply": "mul", "true_divide": "div", "divide": "div",
+              "negative": "neg", "power": "pow", "absolute": "abs", "fabs": "abs",
+              "mod": "remainder", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
+              "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "invert": "logical_not"}
+
+
+def _op(name):
+    """``eagerad.ops.<name>`` when it is an op function (looked up at call time: the
+    ops layer sits above this module)."""
+    from . import ops
+    fn = getattr(ops, name, None)
+    return fn if callable(fn) and not isinstance(fn, type) else None
+
+
+def _route(op_name, params, rename=None):
+    """A numpy function's call ``(args, kwargs)`` mapped onto ``eagerad.ops.<op_name>``:
+    ``params`` are numpy's parameter names the op accepts (positionally or by keyword,
+    ``rename`` gives the op's keyword); anything else is left to numpy."""
+    rename = rename or {}
+
+    def call(args, kwargs):
+        if len(args) > len(params) or not set(kwargs) <= set(params):
+            return NotImplemented
+        named = dict(zip(params, args), **kwargs)
+        fn = _op(op_name)
+        head = named.pop(params[0])
+        return fn(head, **{rename.get(k, k): v for k, v in named.items()})
+    return call
+
+
+def _positional(op_name, params):
+    """Like ``_route`` for ops that take these parameters positionally."""
+    def call(args, kwargs):
+        if len(args) > len(params) or not set(kwargs) <= set(params):
+            return NotImplemented
+        named = dict(zip(params, args), **kwargs)
+        if any(p not in named for p in params):
+            return NotImplemented
+        return _op(op_name)(*(named[p] for p in params))
+    return call
+
+
+def _dot(args, kwargs):
+    a, b = args if len(args) == 2 and not kwargs else (None, None)
+    if a is None or np.ndim(a) > 2 or np.ndim(b) > 2 or not np.ndim(a) or not np.ndim(b):
+        return NotImplemented          # numpy's dot differs from matmul there
+    return _op("matmul")(a, b)
+
+
+_REDUCE = ("a", "axis", "keepdims")
+_NUMPY_FUNCTIONS = {
+    "sum": _route("sum", _REDUCE), "mean": _route("mean", _REDUCE),
+    "max": _route("max", _REDUCE), "amax": _route("max", _REDUCE),
+    "min": _route("min", _REDUCE), "amin": _route("min", _REDUCE),
+    "reshape": _positional("reshape", ("a", "shape")),
+    "transpose": _route("transpose", ("a", "axes")),
+    "squeeze": _route("squeeze", ("a", "axis")),
+    "expand_dims": _positional("expand_dims", ("a", "axis")),
+    "broadcast_to": _positional("broadcast_to", ("array", "shape")),
+    "swapaxes": _positional("swapaxes", ("a", "axis1", "axis2")),
+    "concatenate": _route("concat", ("arrays", "axis")),
+    "stack": _route("stack", ("arrays", "axis")),
+    "where": _positional("where", ("condition", "x", "y")),
+    "clip": _positional("clip_by_value", ("a", "a_min", "a_max")),
+    "dot": _dot,
+}
+
+
+def _to_numpy(obj):
+    if isinstance(obj, Tensor):
+        return obj.numpy()
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_to_numpy(o) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _to_numpy(v) for k, v in obj.items()}
+    return obj
+
+
+def _requires_grad(obj):
+    if isinstance(obj, Tensor):
+        return obj._requires_grad
+    if isinstance(obj, (list, tuple)):
+        return any(_requires_grad(o) for o in obj)
+    if isinstance(obj, dict):
+        return any(_requires_grad(o) for o in obj.values())
+    return False
+
+
+def _carries_values(result):
+    """Whether a numpy result holds floating values a gradient would flow through
+    (shapes, indices, booleans and counts do not)."""
+    if isinstance(result, (tuple, list)):
+        return any(_carries_values(r) for r in result)
+    if isinstance(result, (np.ndarray, np.generic)):
+        return result.dtype.kind in "fc"
+    return isinstance(result, (float, complex))
+
+
+def _numpy_fallback(name, fn, args, kwargs):
+    """Run ``fn`` on the tensors' numpy arrays; refused when that would silently drop the
+    graph of a tensor that requires grad."""
+    result = fn(*_to_numpy(args), **_to_numpy(kwargs))
+    if _carries_values(result) and (_requires_grad(args) or _requires_grad(kwargs)):
+        raise TypeError(f"{name} has no eagerad equivalent: on a tensor that requires grad it "
+                        "would return values cut from the graph. Use the eagerad op (see "
+                        "eagerad.ops) or call it on t.detach() / t.numpy() explicitly.")
+    for out in kwargs.get("out", None) or ():
+        if isinstance(out, Tensor):
+            out._version[0] += 1
+    return result
 
 
 def _format_1d(arr):
