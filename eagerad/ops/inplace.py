@@ -28,7 +28,8 @@ from ..autograd.grad_mode import state as grad_state
 from ..tensor import Tensor, zeros_like
 from . import math
 from .registry import OPS, Case, U, defop
-from .shape import _index_arrays, put_view, replay_view
+from .shape import (_batch_size, _batched_front, _index_arrays, _lead, _move_front_to, _to_front,
+                    index_batch_axis, put_view, replay_view)
 
 
 def _fill_forward(B, x, value):
@@ -37,6 +38,7 @@ def _fill_forward(B, x, value):
 
 _fill = defop("fill", _fill_forward, vjp=lambda g, ans, x, value: zeros_like(g),
               jvp=lambda t, ans, x, value: zeros_like(t), saves=(),
+              batch=lambda args, bdims, value: (_fill(args[0], value=value), bdims[0]),
               cases=[Case(U(2, 3), value=0.5), Case(U(), value=0.0)])
 
 
@@ -58,11 +60,26 @@ def _scattered(t, ans, index):
     return _setitem(zeros_like(ans), t, index=index)
 
 
+def _setitem_batch(args, bdims, index):
+    """vmap of ``x[index] = v``: both batch-first (an unbatched one repeated), ``v``'s
+    batch axis put where numpy puts it in the batched region."""
+    x, v = args
+    n = _batch_size(args, bdims)
+    x = _batched_front(x, bdims[0], n)
+    region = _region_shape(x.shape[1:], index)
+    v = v if bdims[1] is None else _to_front(v, bdims[1])
+    if bdims[1] is None:
+        v = v.reshape((1,) + v.shape)
+    v = _move_front_to(_lead(v, len(region)), index_batch_axis(index))
+    return _setitem(x, v, index=(slice(None),) + index), 0
+
+
 _setitem = defop("setitem", _setitem_forward,
                  vjp=(lambda g, ans, x, v, index: _kept(g, index),
                       lambda g, ans, x, v, index: g[index]),
                  jvp=(lambda t, ans, x, v, index: _kept(t, index),
                       lambda t, ans, x, v, index: _scattered(t, ans, index)), saves=(),
+                 batch=_setitem_batch,
                  cases=[Case(U(3, 4), U(4), index=(1,)),
                         Case(U(5), U(2), index=(np.array([0, 3]),)),
                         Case(U(2, 3), U(), index=(slice(None), slice(0, 2)))])

@@ -89,6 +89,112 @@ def _read_only(base, value, **kw):
     raise RuntimeError("a broadcast view is read-only; it cannot be written back into its base")
 
 
+# ---------------------------------------------------------------- batching rules
+#
+# ``rule(args, bdims, **kw) -> (out, out_bdim)`` for vmap (see registry.defop): the
+# batched operands are moved so that their batch axis comes first, the op runs once
+# with its shape arguments shifted by that axis.
+
+
+def _to_front(x, bdim):
+    """``x`` with axis ``bdim`` moved to the front."""
+    if bdim == 0:
+        return x
+    return _transpose(x, axes=(bdim,) + tuple(i for i in range(x.ndim) if i != bdim))
+
+
+def _move_front_to(x, position):
+    """``x`` with its first axis moved to ``position``."""
+    if position == 0:
+        return x
+    axes = list(range(1, x.ndim))
+    axes.insert(position, 0)
+    return _transpose(x, axes=tuple(axes))
+
+
+def _batch_size(args, bdims):
+    return next(a.shape[d] for a, d in zip(args, bdims) if d is not None)
+
+
+def _same_bdim(op):
+    """Rule of an op that maps each element (or the whole array) without looking at
+    axes: the batch axis stays where it is."""
+    def rule(args, bdims, **kw):
+        return op(args[0], **kw), bdims[0]
+    return rule
+
+
+def _reshape_batch(args, bdims, shape):
+    x = _to_front(args[0], bdims[0])
+    return _reshape(x, shape=x.shape[:1] + tuple(shape)), 0
+
+
+def _transpose_batch(args, bdims, axes):
+    return _transpose(_to_front(args[0], bdims[0]), axes=(0,) + tuple(a + 1 for a in axes)), 0
+
+
+def _lead(x, ndim):
+    """Batch-first ``x`` with size-1 axes after the batch one, up to ``ndim`` element dims."""
+    pad = ndim - (x.ndim - 1)
+    return _reshape(x, shape=x.shape[:1] + (1,) * pad + x.shape[1:]) if pad > 0 else x
+
+
+def _broadcast_batch(args, bdims, shape):
+    x = _lead(_to_front(args[0], bdims[0]), len(shape))
+    return _broadcast(x, shape=x.shape[:1] + tuple(shape)), 0
+
+
+def _is_array_index(item):
+    """Integer/boolean arrays (and bool scalars, which numpy treats as 0-d masks)."""
+    if isinstance(item, (bool, np.bool_)):
+        return True
+    return not (item is None or item is Ellipsis or isinstance(item, (int, np.integer, slice)))
+
+
+def index_batch_axis(index):
+    """Where the batch axis lands in ``x[(slice(None),) + index]`` for a batch-first ``x``:
+    0, unless advanced indices (arrays, and ints among them) are separated by a slice,
+    None or ..., when numpy puts their broadcast dimensions first.
+
+    >>> index_batch_axis((1, slice(None))), index_batch_axis((np.array([0, 1]), slice(None), 0))
+    (0, 1)
+    """
+    arrays = [i for i, item in enumerate(index) if _is_array_index(item)]
+    if not arrays:
+        return 0
+    advanced = [i for i, item in enumerate(index)
+                if _is_array_index(item) or isinstance(item, (int, np.integer))]
+    if advanced[-1] - advanced[0] + 1 == len(advanced):
+        return 0
+    shapes = [(1,) if getattr(item, "dtype", np.dtype(int)).kind == "b" or
+              isinstance(item, (bool, np.bool_)) else np.shape(item)
+              for item in (index[i] for i in advanced)]
+    return len(np.broadcast_shapes(*shapes))
+
+
+def _getitem_batch(args, bdims, index):
+    x = _to_front(args[0], bdims[0])
+    return _getitem(x, (slice(None),) + index), index_batch_axis(index)
+
+
+def _index_add_batch(args, bdims, shape, dtype, index):
+    v = _move_front_to(_to_front(args[0], bdims[0]), index_batch_axis(index))
+    n = args[0].shape[bdims[0]]
+    return _index_add(v, shape=(n,) + tuple(shape), dtype=dtype, index=(slice(None),) + index), 0
+
+
+def _batched_front(a, bdim, n):
+    """``a`` batch-first: moved there when batched, else repeated ``n`` times."""
+    if bdim is not None:
+        return _to_front(a, bdim)
+    return _broadcast(_reshape(a, shape=(1,) + a.shape), shape=(n,) + a.shape)
+
+
+def _concat_batch(args, bdims, axis):
+    n = _batch_size(args, bdims)
+    return _concat(*(_batched_front(a, d, n) for a, d in zip(args, bdims)), axis=axis + 1), 0
+
+
 def _normalize_shape(shape, size, name="shape"):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
@@ -131,6 +237,7 @@ def normalize_axis(axis, ndim, name="axis"):
 _reshape = defop("reshape", lambda B, x, shape: B.reshape(x, shape),
                  vjp=lambda g, ans, x, shape: g.reshape(x.shape),
                  jvp=lambda t, ans, x, shape: t.reshape(shape), saves=(), view=True,
+                 batch=_reshape_batch,
                  cases=[Case(U(2, 3), shape=(3, 2)), Case(U(), shape=(1, 1)),
                         Case(U(0, 3), shape=(3, 0))])
 
@@ -157,6 +264,7 @@ def _inverse(axes):
 _transpose = defop("transpose", lambda B, x, axes: B.transpose(x, axes),
                    vjp=lambda g, ans, x, axes: g.transpose(_inverse(axes)),
                    jvp=lambda t, ans, x, axes: t.transpose(axes), saves=(), view=True,
+                   batch=_transpose_batch,
                    cases=[Case(U(2, 3, 4), axes=(2, 0, 1)), Case(U(2, 3), axes=(1, 0)),
                           Case(U(0, 2), axes=(1, 0))])
 
@@ -235,6 +343,7 @@ def swapaxes(x, axis0, axis1):
 _broadcast = defop("broadcast_to", lambda B, x, shape: B.broadcast_to(x, shape),
                    vjp=lambda g, ans, x, shape: sum_to(g, x.shape),
                    jvp=lambda t, ans, x, shape: t.broadcast_to(shape), saves=(), view=True,
+                   batch=_broadcast_batch,
                    cases=[Case(U(3), shape=(2, 3)), Case(U(), shape=(2, 2)),
                           Case(U(2, 1), shape=(2, 4)), Case(U(1), shape=(0,))])
 
@@ -351,6 +460,7 @@ def _getitem_vjp(g, ans, x, index):
 
 _select = defop("getitem", _getitem_fwd, vjp=_getitem_vjp,
                 jvp=lambda t, ans, x, index: _getitem(t, index), saves=(), view=True,
+                batch=_getitem_batch,
                 cases=[Case(U(3, 4), index=(slice(0, 2), 1)), Case(U(4), index=(2, Ellipsis)),
                        Case(U(5), index=(np.array([0, 2, 2, 4]),)),
                        Case(U(2, 3), index=(np.array([[True, False, True], [False, False, True]]),)),
@@ -373,6 +483,7 @@ _index_add = defop("index_add", lambda B, v, shape, dtype, index: B.index_add(sh
                    vjp=lambda g, ans, v, shape, dtype, index: _getitem(g, index),
                    jvp=lambda t, ans, v, shape, dtype, index: _index_add(t, shape=shape, dtype=dtype,
                                                                          index=index), saves=(),
+                   batch=_index_add_batch,
                    cases=[Case(U(4), shape=(5,), dtype=np.dtype(np.float64),
                                index=(np.array([0, 2, 2, 4]),)),
                           Case(U(), shape=(2, 3), dtype=np.dtype(np.float64), index=(1, 2))])
@@ -423,6 +534,7 @@ def _concat_rule(i, g, ans, *xs, axis):
 _concat = defop("concat", lambda B, *xs, axis: B.concat(xs, axis),
                 vjp=PerArg(_concat_rule),
                 jvp=PerArg(lambda i, t, ans, *xs, axis: _pad_into(i, t, xs, axis)), saves=(),
+                batch=_concat_batch,
                 cases=[Case(U(2, 3), U(1, 3), axis=0), Case(U(2, 1), U(2, 2), U(2, 0), axis=1)])
 
 
@@ -484,7 +596,7 @@ def stack(tensors, axis=0):
 
 _IDENTITY_CASES = [Case(U(2, 3)), Case(U()), Case(U(0, 2))]
 _alias = defop("alias", lambda B, x: x, vjp=lambda g, ans, x: g, jvp=lambda t, ans, x: t,
-               saves=(), view=True, cases=_IDENTITY_CASES)
+               saves=(), view=True, cases=_IDENTITY_CASES, batch=_same_bdim(lambda x: _alias(x)))
 
 
 def alias(x):
@@ -500,7 +612,7 @@ def alias(x):
 _ALIAS = ViewKind("alias", lambda x: _alias(x), lambda base, value: value)
 
 _clone = defop("clone", lambda B, x: B.copy(x), vjp=lambda g, ans, x: g, jvp=lambda t, ans, x: t,
-               saves=(), cases=_IDENTITY_CASES)
+               saves=(), cases=_IDENTITY_CASES, batch=_same_bdim(lambda x: _clone(x)))
 
 
 def clone(x):
@@ -516,6 +628,7 @@ def clone(x):
 _astype = defop("astype", lambda B, x, dtype: B.astype(x, dtype),
                 vjp=lambda g, ans, x, dtype: g.astype(x.dtype),
                 jvp=lambda t, ans, x, dtype: t.astype(dtype), saves=(),
+                batch=_same_bdim(lambda x, dtype: _astype(x, dtype=dtype)),
                 cases=[Case(U(2, 3), dtype=dt.float64), Case(U(), dtype=dt.float64)])
 
 
@@ -537,6 +650,7 @@ def _move(B, x, device):
 
 _to = defop("to", _move, vjp=lambda g, ans, x, device: g.to(x.device),
             jvp=lambda t, ans, x, device: t.to(device), saves=(), moves_device=True,
+            batch=_same_bdim(lambda x, device: _to(x, device=device)),
             cases=[Case(U(2, 3), device=as_device("cpu")), Case(U(), device=as_device("cpu"))])
 
 
