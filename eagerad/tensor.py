@@ -357,6 +357,10 @@ class Tensor:
     def set_data(self, value):
         """Replace the buffer (shape may change), keeping graph fields (MindSpore's ``set_data``).
 
+        A Parameter takes a copy in its own dtype (an optimizer later writes into it,
+        which must not reach the tensor passed); a plain tensor shares ``value``'s
+        buffer, as PyTorch's ``t.data = value`` does.
+
         >>> Tensor([1.0]).set_data(Tensor([1.0, 2.0])).shape
         (2,)
         """
@@ -364,8 +368,11 @@ class Tensor:
             value = Tensor(value, dtype=self.dtype)
         if value._device != self._device:
             raise RuntimeError(f"set_data: new data is on {value._device}, tensor is on {self._device}")
-        self._data = value._data if value.dtype == self.dtype or not isinstance(self, Parameter) \
-            else backend.get(self._device.type).astype(value._data, self.dtype)
+        data = value._data
+        if isinstance(self, Parameter):
+            B = backend.get(self._device.type)
+            data = B.copy(data) if value.dtype == self.dtype else B.astype(data, self.dtype)
+        self._data = data
         self._version[0] += 1
         return self
 

@@ -183,3 +183,23 @@ def test_cell_copy_keeps_parameter_names_and_computes_the_same(clone):
     x = eagerad.ones(1, 3)
     np.testing.assert_array_equal(other(x).numpy(), net(x).numpy())
     assert other.weight is not net.weight
+
+
+def test_parameter_set_data_takes_a_copy():
+    t = eagerad.Tensor([1.0, 2.0])
+    w = eagerad.Parameter(eagerad.zeros(2), name="w")
+    w.set_data(t)
+    with eagerad.no_grad():
+        w.mul_(10.0)
+    assert t.tolist() == [1.0, 2.0] and w.tolist() == [10.0, 20.0]
+    w.set_data(eagerad.Tensor([1, 2]))          # cast to the parameter's dtype
+    assert w.dtype == eagerad.float32 and w.tolist() == [1.0, 2.0]
+
+
+def test_loaded_checkpoint_parameters_own_their_arrays(tmp_path):
+    from eagerad.serialization import load_checkpoint, save_checkpoint
+    path = str(tmp_path / "w.ckpt")
+    save_checkpoint({"w": eagerad.Tensor([1.0, 2.0])}, path)
+    params = load_checkpoint(path)
+    assert params["w"].name == "w" and params["w"].tolist() == [1.0, 2.0]
+    assert params["w"].numpy().flags.writeable
