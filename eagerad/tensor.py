@@ -408,8 +408,12 @@ class Tensor:
         return self._data.__cuda_array_interface__
 
     def __array__(self, dtype=None, copy=None):
+        # np.array(t) asks for a copy (copy=True) and must get one: writing into it must
+        # not change the tensor; np.asarray(t) shares the buffer on the CPU, as numpy()
         arr = self.numpy()
-        return arr if dtype is None else arr.astype(dtype, copy=False)
+        if dtype is not None and arr.dtype != dtype:
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """numpy ufuncs on tensors (``np.exp(t)``, ``np.add(t, 1)``, ``array * t``) run

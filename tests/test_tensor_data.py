@@ -203,3 +203,14 @@ def test_loaded_checkpoint_parameters_own_their_arrays(tmp_path):
     params = load_checkpoint(path)
     assert params["w"].name == "w" and params["w"].tolist() == [1.0, 2.0]
     assert params["w"].numpy().flags.writeable
+
+
+def test_np_array_of_a_tensor_is_a_copy_and_asarray_shares():
+    t = eagerad.Tensor([1.0, 2.0])
+    a = np.array(t)
+    a[0] = 9.0
+    assert t.tolist() == [1.0, 2.0]
+    b = np.asarray(t)
+    b[1] = 7.0
+    assert t.tolist() == [1.0, 7.0]
+    assert np.array(t, dtype=np.float64).dtype == np.float64
