@@ -149,3 +149,19 @@ def test_dead_views_are_forgotten():
         x[i].fill_(float(i))
     gc.collect()
     assert x.tolist() == [0.0, 1.0, 2.0, 3.0] and len(x._views) == 0
+
+
+def test_reshape_that_copies_is_not_a_view():
+    h = eagerad.zeros(3, 4)
+    col = h[:, :2].reshape(6)                 # strided: numpy copies
+    col.fill_(1.0)
+    assert h.tolist() == [[0.0] * 4] * 3 and col.version == 1 and h.version == 0
+    v = h[:, 0].reshape(3, 1)                 # strided but viewable: a view
+    v.fill_(2.0)
+    assert [row[0] for row in h.tolist()] == [2.0, 2.0, 2.0]
+    x = _x(1.0, 2.0, 3.0, 4.0)
+    m = (x * 1).reshape(2, 2)
+    c = m.T.reshape(4)                        # a copy: in-place on it leaves m alone
+    c.mul_(3.0)
+    (m.sum() + c.sum()).backward()
+    assert x.grad.tolist() == [4.0, 4.0, 4.0, 4.0] and m.tolist() == [[1.0, 2.0], [3.0, 4.0]]

@@ -250,7 +250,14 @@ def reshape(x, *shape):
     """
     x = as_tensor(x)
     shape = _normalize_shape(shape, x.size)
-    return x if shape == x.shape else track_view(_reshape(x, shape=shape), x, _RESHAPE, shape=shape)
+    if shape == x.shape:
+        return x
+    out = _reshape(x, shape=shape)
+    d = x._data
+    if type(d) is np.ndarray and not d.flags.c_contiguous and not np.may_share_memory(out._data, d):
+        out._version = [0]      # numpy had to copy (a strided input): not a view
+        return out
+    return track_view(out, x, _RESHAPE, shape=shape)
 
 
 _RESHAPE = ViewKind("reshape", lambda x, shape: _reshape(x, shape=shape),
@@ -321,9 +328,7 @@ def contiguous(x):
         return x
     c = clone(x)                   # compact, but numpy keeps a transposed layout
     if not c.is_contiguous():      # flattening a permuted compact array copies in row order
-        flat = _reshape(c, shape=(c.size,))
-        flat._version = [0]        # its own buffer, not a view of c
-        c = _reshape(flat, shape=x.shape)
+        c = reshape(reshape(c, c.size), x.shape)
     return c
 
 
