@@ -75,7 +75,7 @@ def load_checkpoint(ckpt_file_name):
     except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
         raise ValueError(f"load_checkpoint: {ckpt_file_name!r} is not an eagerad checkpoint "
                          f"(numpy .npz written by save_checkpoint): {err}") from None
-    return OrderedDict((name, Parameter(Tensor(arr), name=name)) for name, arr in arrays.items())
+    return OrderedDict((name, Parameter(arr, name=name)) for name, arr in arrays.items())
 
 
 def load_param_into_net(net, parameter_dict, strict_load=False):

@@ -10,6 +10,7 @@ layer adds its own), so this module imports nothing above ``backend``.
 ((1, 2), dtype('float32'))
 """
 import math
+import weakref
 
 import numpy as np
 
@@ -17,10 +18,38 @@ from . import backend, dtype as dt
 from .device import CPU, as_device
 
 
-def _infer_array(data, dtype):
-    """numpy array for user data: Python floats become float32, numpy keeps its dtype."""
+def _initialized(shape, dtype, init):
+    """The buffer of MindSpore's ``Tensor(shape=, dtype=, init=)``: ``init`` is a name
+    (``'zeros'``, ``'ones'``, ``'normal'``, ``'uniform'``, ...), a number or an
+    initializer callable, made by ``eagerad.nn.init.initializer`` as MindSpore's own
+    ``Tensor`` defers to its initializer module (imported at call time: nn sits above)."""
+    from .nn.init import initializer
+    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    return initializer(init, shape, dtype=dt.as_dtype(dtype) or dt.float32)
+
+
+def _native(arr):
+    """``arr`` with its dtype checked: complex refused, byte order made native (a
+    big-endian float64 stays float64), unsupported widths mapped to supported ones."""
+    kind = arr.dtype.kind
+    if kind == "c":
+        raise TypeError(f"complex input (dtype {arr.dtype}) is not supported: eagerad tensors are "
+                        "real; pass x.real and x.imag as two tensors")
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    if arr.dtype not in dt.SUPPORTED:
+        arr = arr.astype(dt.int64 if kind in "iu" else dt.float64 if kind == "f" else dt.float32)
+    return arr
+
+
+def _infer_array(data, dtype, copy=True):
+    """numpy array for user data: Python floats become float32, numpy keeps its dtype.
+
+    The result owns its memory unless ``copy=False`` (``from_numpy``): a tensor must
+    not change when the caller later changes the array it was made from."""
     if isinstance(data, Tensor):
-        arr = data._data if data._device.type == "cpu" else data.numpy()
+        arr = data.numpy()
+        src = data._data
     else:
         from_python = not isinstance(data, (np.ndarray, np.generic))
         try:
@@ -32,10 +61,12 @@ def _infer_array(data, dtype):
                             "and rows must have equal lengths")
         if from_python and arr.dtype == np.float64 and dtype is None:
             arr = arr.astype(dt.default_float)
+        src = data
+    arr = _native(arr)
     if dtype is not None:
         arr = arr.astype(dt.as_dtype(dtype), copy=False)
-    elif arr.dtype not in dt.SUPPORTED:
-        arr = arr.astype(dt.int64 if arr.dtype.kind in "iu" else dt.float32)
+    if copy and (arr is src or not arr.flags.owndata):
+        arr = arr.copy()
     return arr
 
 
@@ -71,10 +102,15 @@ class Tensor:
     __slots__ = ("_data", "_device", "_requires_grad", "_grad", "grad_fn", "_out_index",
                  "_version", "_hooks", "_retains_grad", "_tangents", "__weakref__", "__dict__")
     __array_priority__ = 1000  # numpy defers to our reflected operators
+    _view = None    # (root tensor, view steps) for a view made by ops/shape.py
+    _views = None   # weak set of the live views of this (root) tensor
 
     def __init__(self, data=None, dtype=None, *, device=None, shape=None, init=None):
+        if init is not None and data is not None:
+            raise TypeError("Tensor(): pass either data or shape= with init=, not both")
         if data is None and shape is not None:
-            data = np.zeros(shape, dtype=dt.as_dtype(dtype) or dt.float32)
+            data = _initialized(shape, dtype, "zeros" if init is None else init)
+            dtype = None
         elif data is None:
             raise TypeError("Tensor() needs data, e.g. Tensor([1.0, 2.0]) or Tensor(shape=(2, 3), dtype=...)")
         arr = _infer_array(data, dtype)
@@ -166,6 +202,78 @@ class Tensor:
         """
         return self.ndim
 
+    def element_size(self):
+        """Bytes per element (PyTorch's ``element_size``).
+
+        >>> Tensor([1.0]).element_size(), Tensor([1.0], dtype='float64').element_size()
+        (4, 8)
+        """
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        """Bytes the elements take (``numel() * element_size()``).
+
+        >>> zeros(2, 3).nbytes
+        24
+        """
+        return int(self.size) * self.dtype.itemsize
+
+    def is_contiguous(self):
+        """Whether the elements lie in row-major order without gaps (PyTorch's
+        ``is_contiguous``); transposes and strided slices are not.
+
+        >>> x = zeros(2, 3); x.is_contiguous(), x.T.is_contiguous()
+        (True, False)
+        """
+        data = self._data
+        flags = getattr(data, "flags", None)
+        return bool(flags["C_CONTIGUOUS"]) if flags is not None else bool(data.is_c_contiguous())
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        """A new tensor (a copy of ``data``) with this tensor's dtype and device unless given.
+
+        >>> Tensor([1.0]).new_tensor([2, 3])
+        Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00  3.00000000e+00])
+        """
+        return tensor(data, dtype or self.dtype, requires_grad, device or self._device)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+        """``size`` filled with ``fill_value``, this tensor's dtype and device unless given.
+
+        >>> Tensor([1], dtype='int32').new_full((2,), 7)
+        Tensor(shape=[2], dtype=Int32, value= [7 7])
+        """
+        return full(size, fill_value, dtype or self.dtype, device or self._device, requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        """Zeros of ``size`` with this tensor's dtype and device unless given.
+
+        >>> Tensor([1.0], dtype='float64').new_zeros(2, 2).dtype
+        dtype('float64')
+        """
+        return _filled(size, 0, dtype or self.dtype, device or self._device, requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        """Ones of ``size`` with this tensor's dtype and device unless given.
+
+        >>> Tensor([1]).new_ones((2,)).tolist()
+        [1, 1]
+        """
+        return _filled(size, 1, dtype or self.dtype, device or self._device, requires_grad)
+
+    new_empty = new_zeros
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this tensor into the leaves' ``.grad`` (only those
+        in ``inputs`` when given); ``gradient`` is required for non-scalar tensors.
+
+        >>> x = tensor(3.0, requires_grad=True); (x * x).backward(); x.grad.item()
+        6.0
+        """
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
     @property
     def device(self):
         """Where the buffer lives (a ``Device``).
@@ -249,6 +357,10 @@ class Tensor:
     def set_data(self, value):
         """Replace the buffer (shape may change), keeping graph fields (MindSpore's ``set_data``).
 
+        A Parameter takes a copy in its own dtype (an optimizer later writes into it,
+        which must not reach the tensor passed); a plain tensor shares ``value``'s
+        buffer, as PyTorch's ``t.data = value`` does.
+
         >>> Tensor([1.0]).set_data(Tensor([1.0, 2.0])).shape
         (2,)
         """
@@ -256,8 +368,11 @@ class Tensor:
             value = Tensor(value, dtype=self.dtype)
         if value._device != self._device:
             raise RuntimeError(f"set_data: new data is on {value._device}, tensor is on {self._device}")
-        self._data = value._data if value.dtype == self.dtype or not isinstance(self, Parameter) \
-            else backend.get(self._device.type).astype(value._data, self.dtype)
+        data = value._data
+        if isinstance(self, Parameter):
+            B = backend.get(self._device.type)
+            data = B.copy(data) if value.dtype == self.dtype else B.astype(data, self.dtype)
+        self._data = data
         self._version[0] += 1
         return self
 
@@ -293,8 +408,34 @@ class Tensor:
         return self._data.__cuda_array_interface__
 
     def __array__(self, dtype=None, copy=None):
+        # np.array(t) asks for a copy (copy=True) and must get one: writing into it must
+        # not change the tensor; np.asarray(t) shares the buffer on the CPU, as numpy()
         arr = self.numpy()
-        return arr if dtype is None else arr.astype(dtype, copy=False)
+        if dtype is not None and arr.dtype != dtype:
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """numpy ufuncs on tensors (``np.exp(t)``, ``np.add(t, 1)``, ``array * t``) run
+        the eagerad op of the same meaning, so the result is a Tensor in the graph;
+        others compute in numpy, refused (TypeError) when a tensor requires grad."""
+        if method == "__call__" and not kwargs:
+            fn = _op(_UFUNC_OPS.get(ufunc.__name__, ufunc.__name__))
+            if fn is not None:
+                return fn(*inputs)
+        name = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+        return _numpy_fallback(name, getattr(ufunc, method), inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        """numpy functions with an eagerad equivalent (``np.sum``, ``np.mean``,
+        ``np.concatenate``, ...) run it and keep the graph; others compute in numpy,
+        refused (TypeError) when a tensor requires grad and the result carries values."""
+        route = _NUMPY_FUNCTIONS.get(func.__name__)
+        if route is not None and getattr(np, func.__name__, None) is func:
+            result = route(args, kwargs)
+            if result is not NotImplemented:
+                return result
+        return _numpy_fallback(f"numpy.{func.__name__}", func, args, kwargs)
 
     def item(self):
         """The single value as a Python number.
@@ -353,10 +494,46 @@ class Tensor:
         return Tensor._make(self._data, self._device, version=self._version)
 
     def __getstate__(self):
-        return {"data": self.numpy(), "dtype": str(self.dtype), "requires_grad": self._requires_grad}
+        # values on the host plus the user's attributes (a Parameter's name); graph fields
+        # and view bookkeeping are not part of a copy, as in PyTorch
+        extra = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+        return {"data": np.array(self.numpy()), "device": str(self._device),
+                "requires_grad": self._requires_grad, "attributes": extra}
 
     def __setstate__(self, state):
-        self._init(state["data"], CPU, state["requires_grad"])
+        dev = as_device(state.get("device", "cpu"))
+        data = state["data"]
+        self._init(backend.get(dev.type).from_numpy(data) if dev.type != "cpu" else data, dev,
+                   state["requires_grad"])
+        self.__dict__.update(state.get("attributes", {}))
+
+    def __format__(self, spec):
+        """Format a 0-d tensor like the Python number it holds (``f"{loss:.4f}"``).
+
+        >>> f"{Tensor(2.0) / 3:.4f}", f"{Tensor([1, 2])}"
+        ('0.6667', '[1 2]')
+        """
+        if not spec:
+            return str(self)
+        if self.ndim != 0:
+            raise TypeError(f"format spec {spec!r} needs a 0-d tensor, got shape {self.shape}; "
+                            "use t.item() for a one-element tensor or format t.tolist()")
+        return format(self.item(), spec)
+
+    # ------------------------------------------------------ exchange (dlpack)
+    def __dlpack__(self, *args, **kwargs):
+        """DLPack capsule of this tensor's memory (zero-copy; CPU tensors), so that
+        ``np.from_dlpack(t)`` and other libraries share the buffer."""
+        if self._device.type != "cpu":
+            raise BufferError(f"__dlpack__ is offered for CPU tensors; this tensor is on "
+                              f"{self._device} (use __cuda_array_interface__)")
+        return self._data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        """``(device type, index)`` in DLPack's codes: CPU is 1, CUDA 2."""
+        if self._device.type == "cpu":
+            return (1, 0)
+        return (2, self._device.index or 0)
 
     # ------------------------------------------------------------- printing
     def __str__(self):
@@ -375,6 +552,121 @@ class Tensor:
         return head + body + extra + ")"
 
 
+# ------------------------------------------------------------ numpy protocols
+
+# numpy ufunc names whose eagerad op is named differently (others: the same name)
+_UFUNC_OPS = {"subtract": "sub", "multiply": "mul", "true_divide": "div", "divide": "div",
+              "negative": "neg", "power": "pow", "absolute": "abs", "fabs": "abs",
+              "mod": "remainder", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
+              "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "invert": "logical_not"}
+
+
+def _op(name):
+    """``eagerad.ops.<name>`` when it is an op function (looked up at call time: the
+    ops layer sits above this module)."""
+    from . import ops
+    fn = getattr(ops, name, None)
+    return fn if callable(fn) and not isinstance(fn, type) else None
+
+
+def _route(op_name, params, rename=None):
+    """A numpy function's call ``(args, kwargs)`` mapped onto ``eagerad.ops.<op_name>``:
+    ``params`` are numpy's parameter names the op accepts (positionally or by keyword,
+    ``rename`` gives the op's keyword); anything else is left to numpy."""
+    rename = rename or {}
+
+    def call(args, kwargs):
+        if len(args) > len(params) or not set(kwargs) <= set(params):
+            return NotImplemented
+        named = dict(zip(params, args), **kwargs)
+        fn = _op(op_name)
+        head = named.pop(params[0])
+        return fn(head, **{rename.get(k, k): v for k, v in named.items()})
+    return call
+
+
+def _positional(op_name, params):
+    """Like ``_route`` for ops that take these parameters positionally."""
+    def call(args, kwargs):
+        if len(args) > len(params) or not set(kwargs) <= set(params):
+            return NotImplemented
+        named = dict(zip(params, args), **kwargs)
+        if any(p not in named for p in params):
+            return NotImplemented
+        return _op(op_name)(*(named[p] for p in params))
+    return call
+
+
+def _dot(args, kwargs):
+    a, b = args if len(args) == 2 and not kwargs else (None, None)
+    if a is None or np.ndim(a) > 2 or np.ndim(b) > 2 or not np.ndim(a) or not np.ndim(b):
+        return NotImplemented          # numpy's dot differs from matmul there
+    return _op("matmul")(a, b)
+
+
+_REDUCE = ("a", "axis", "keepdims")
+_NUMPY_FUNCTIONS = {
+    "sum": _route("sum", _REDUCE), "mean": _route("mean", _REDUCE),
+    "max": _route("max", _REDUCE), "amax": _route("max", _REDUCE),
+    "min": _route("min", _REDUCE), "amin": _route("min", _REDUCE),
+    "reshape": _positional("reshape", ("a", "shape")),
+    "transpose": _route("transpose", ("a", "axes")),
+    "squeeze": _route("squeeze", ("a", "axis")),
+    "expand_dims": _positional("expand_dims", ("a", "axis")),
+    "broadcast_to": _positional("broadcast_to", ("array", "shape")),
+    "swapaxes": _positional("swapaxes", ("a", "axis1", "axis2")),
+    "concatenate": _route("concat", ("arrays", "axis")),
+    "stack": _route("stack", ("arrays", "axis")),
+    "where": _positional("where", ("condition", "x", "y")),
+    "clip": _positional("clip_by_value", ("a", "a_min", "a_max")),
+    "dot": _dot,
+}
+
+
+def _to_numpy(obj):
+    if isinstance(obj, Tensor):
+        return obj.numpy()
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_to_numpy(o) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _to_numpy(v) for k, v in obj.items()}
+    return obj
+
+
+def _requires_grad(obj):
+    if isinstance(obj, Tensor):
+        return obj._requires_grad
+    if isinstance(obj, (list, tuple)):
+        return any(_requires_grad(o) for o in obj)
+    if isinstance(obj, dict):
+        return any(_requires_grad(o) for o in obj.values())
+    return False
+
+
+def _carries_values(result):
+    """Whether a numpy result holds floating values a gradient would flow through
+    (shapes, indices, booleans and counts do not)."""
+    if isinstance(result, (tuple, list)):
+        return any(_carries_values(r) for r in result)
+    if isinstance(result, (np.ndarray, np.generic)):
+        return result.dtype.kind in "fc"
+    return isinstance(result, (float, complex))
+
+
+def _numpy_fallback(name, fn, args, kwargs):
+    """Run ``fn`` on the tensors' numpy arrays; refused when that would silently drop the
+    graph of a tensor that requires grad."""
+    result = fn(*_to_numpy(args), **_to_numpy(kwargs))
+    if _carries_values(result) and (_requires_grad(args) or _requires_grad(kwargs)):
+        raise TypeError(f"{name} has no eagerad equivalent: on a tensor that requires grad it "
+                        "would return values cut from the graph. Use the eagerad op (see "
+                        "eagerad.ops) or call it on t.detach() / t.numpy() explicitly.")
+    for out in kwargs.get("out", None) or ():
+        if isinstance(out, Tensor):
+            out._version[0] += 1
+    return result
+
+
 def _format_1d(arr):
     if arr.dtype.kind == "f":
         return np.array2string(arr, formatter={"float_kind": lambda v: f"{v: .8e}"})
@@ -388,9 +680,29 @@ def _format_nd(arr):
 
 
 def _exp3(text):
-    """``4.00000000e+00`` -> ``4.00000000e+000`` as MindSpore prints matrices."""
-    mant, _, exp = text.partition("e")
-    return f"{mant}e{exp[0]}{int(exp[1:]):03d}"
+    """``4.00000000e+00`` -> ``4.00000000e+000`` as MindSpore prints matrices (nan and
+    inf, which have no exponent, are printed as they are).
+
+    >>> _exp3('4.00000000e+00'), _exp3('-inf')
+    ('4.00000000e+000', '-inf')
+    """
+    mant, e, exp = text.partition("e")
+    return f"{mant}e{exp[0]}{int(exp[1:]):03d}" if e else text
+
+
+def _caster(dtype, name):
+    def cast(self):
+        return self.astype(dtype)
+    cast.__name__ = name
+    cast.__doc__ = (f"This tensor as {dtype} (PyTorch's ``{name}()``; differentiable for floats).\n\n"
+                    f"    >>> Tensor([1.5]).{name}().dtype\n    dtype('{dtype}')\n")
+    return cast
+
+
+for _name, _dtype in (("long", dt.int64), ("int", dt.int32), ("half", dt.float16),
+                      ("float", dt.float32), ("double", dt.float64), ("bool", dt.bool_)):
+    setattr(Tensor, _name, _caster(_dtype, _name))
+del _name, _dtype
 
 
 class Parameter(Tensor):
@@ -405,8 +717,10 @@ class Parameter(Tensor):
     """
 
     def __init__(self, default_input, name=None, requires_grad=True, dtype=None):
-        data = default_input if isinstance(default_input, Tensor) else Tensor(default_input, dtype)
-        self._init(data._data, data._device, bool(requires_grad), version=None)
+        data = _infer_array(default_input, dtype)     # a copy: the parameter owns its buffer
+        dev = default_input._device if isinstance(default_input, Tensor) else as_device(None)
+        self._init(backend.get(dev.type).from_numpy(data) if dev.type != "cpu" else data, dev,
+                   bool(requires_grad))
         self.name = name
 
     def requires_grad_(self, requires_grad=True):
@@ -468,6 +782,79 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     return t
 
 
+_numpy_versions = {}   # id(root ndarray) -> (weakref to it, version counter) for from_numpy
+
+
+def _root(arr):
+    while isinstance(arr.base, np.ndarray):
+        arr = arr.base
+    return arr
+
+
+def _version_of(arr):
+    """The version counter shared by every ``from_numpy`` tensor over ``arr``'s memory."""
+    root = _root(arr)
+    key = id(root)
+    entry = _numpy_versions.get(key)
+    if entry is None or entry[0]() is not root:
+        ref = weakref.ref(root, lambda _, key=key: _numpy_versions.pop(key, None))
+        entry = _numpy_versions[key] = (ref, [0])
+    return entry[1]
+
+
+def from_numpy(array):
+    """A CPU tensor sharing ``array``'s memory (no copy), PyTorch's ``torch.from_numpy``.
+
+    Writes through either side are seen by the other; tensors made from the same
+    array share one version counter, so an in-place change through one of them
+    is caught by a backward that saved another.  ``tensor``/``Tensor`` copy instead.
+
+    >>> a = np.zeros(2, np.float32); t = from_numpy(a); a[0] = 5.0
+    >>> t.tolist()
+    [5.0, 0.0]
+    """
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(array).__name__}")
+    if array.dtype not in dt.SUPPORTED:
+        raise TypeError(f"from_numpy: dtype {array.dtype} cannot be shared without a copy; "
+                        f"supported: {', '.join(str(d) for d in dt.SUPPORTED)} (native byte "
+                        "order); use eagerad.tensor(array) to copy and convert")
+    return Tensor._make(array, CPU, version=_version_of(array))
+
+
+def from_dlpack(obj):
+    """A tensor sharing the memory of any DLPack producer (numpy arrays, other
+    libraries' CPU tensors): zero-copy, like ``torch.from_dlpack``.
+
+    >>> a = np.arange(3.0); t = from_dlpack(a); a[1] = 7.0
+    >>> t.tolist()
+    [0.0, 7.0, 2.0]
+    """
+    if isinstance(obj, Tensor):
+        return obj.detach()
+    if not hasattr(obj, "__dlpack__"):
+        raise TypeError(f"from_dlpack expects an object with __dlpack__, got {type(obj).__name__}")
+    device_type = obj.__dlpack_device__()[0] if hasattr(obj, "__dlpack_device__") else 1
+    if device_type != 1:
+        raise BufferError(f"from_dlpack: only CPU (DLPack device 1) producers are supported, got "
+                          f"device type {device_type}; exchange GPU buffers through "
+                          "__cuda_array_interface__")
+    return from_numpy(np.from_dlpack(obj))
+
+
+def _fill_dtype(value):
+    """Default dtype of ``full``'s fill value: float32 for any float (Python or numpy),
+    int64 for integers, bool for bools; a tensor's own dtype."""
+    if isinstance(value, Tensor):
+        return value.dtype
+    kind = np.asarray(value).dtype.kind
+    if kind == "c":
+        raise TypeError(f"fill value {value!r} is complex; eagerad tensors are real")
+    if kind not in "biuf":
+        raise TypeError(f"fill value must be a number, got {type(value).__name__}")
+    return dt.default_float if kind == "f" else dt.bool_ if kind == "b" else dt.int64
+
+
 def _filled(shape, value, dtype, device, requires_grad):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
@@ -475,8 +862,12 @@ def _filled(shape, value, dtype, device, requires_grad):
     if any(s < 0 for s in shape):
         raise ValueError(f"shape {shape} has a negative dimension")
     dev = as_device(device)
-    dtype = dt.as_dtype(dtype) or (dt.float32 if isinstance(value, float) else dt.int64
-                                   if isinstance(value, int) and not isinstance(value, bool) else dt.bool_)
+    dtype = dt.as_dtype(dtype) or _fill_dtype(value)
+    if isinstance(value, Tensor):
+        if value.size != 1:
+            raise ValueError(f"fill value must be a number or a one-element tensor, got shape "
+                             f"{value.shape}")
+        value = value.item()
     t = Tensor._make(backend.get(dev.type).full(shape, value, dtype), dev)
     return t.requires_grad_(True) if requires_grad else t
 
@@ -544,29 +935,78 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     return _like(t, fill_value, dtype, device, requires_grad)
 
 
-def arange(start, stop=None, step=1, dtype=None, device=None, requires_grad=False):
-    """Evenly spaced values in ``[start, stop)``, like numpy.
+def _constant_bound(name, value, what):
+    """A Python number for a creator's bound: a tensor that requires grad cannot be one."""
+    if isinstance(value, Tensor):
+        if value._requires_grad:
+            raise TypeError(f"{what}: {name} is a tensor that requires grad, but the result is "
+                            f"not differentiable in it; pass {name}.item() (or use linspace, "
+                            "which is differentiable in start and end)")
+        return value.item()
+    return value
+
+
+def arange(start, stop=None, step=1, dtype=None, device=None, requires_grad=False, *, end=None):
+    """Evenly spaced values in ``[start, stop)``, like numpy (``end=`` is PyTorch's name).
 
     >>> arange(3).tolist(), arange(0.0, 1.0, 0.5).tolist()
     ([0, 1, 2], [0.0, 0.5])
     """
+    if end is not None:
+        if stop is not None:
+            raise TypeError("arange: pass stop or end, not both")
+        stop = end
+    start, stop, step = (_constant_bound(n, v, "arange") for n, v in
+                         (("start", start), ("stop", stop), ("step", step)))
     if stop is None:
         start, stop = 0, start
-    is_float = any(isinstance(v, float) for v in (start, stop, step))
+    is_float = any(isinstance(v, (float, np.floating)) for v in (start, stop, step))
     dtype = dt.as_dtype(dtype) or (dt.float32 if is_float else dt.int64)
     dev = as_device(device)
     t = Tensor._make(backend.get(dev.type).arange(start, stop, step, dtype), dev)
     return t.requires_grad_(True) if requires_grad else t
 
 
-def linspace(start, stop, num, dtype=None, device=None, requires_grad=False):
+def linspace(start, stop=None, num=None, dtype=None, device=None, requires_grad=False, *,
+             end=None, steps=None):
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (float32 by default).
 
-    >>> linspace(0, 1, 3).tolist()
-    [0.0, 0.5, 1.0]
+    PyTorch's ``linspace(start, end, steps)`` keywords work too.  Tensor bounds
+    that require grad stay in the graph (``start + (stop - start) * k / (num - 1)``,
+    as JAX and HIPS autograd differentiate it).
+
+    >>> linspace(0, 1, 3).tolist(), linspace(0, end=2, steps=3).tolist()
+    ([0.0, 0.5, 1.0], [0.0, 1.0, 2.0])
     """
-    return tensor(np.linspace(start, stop, num, dtype=dt.as_dtype(dtype) or dt.float32),
-                  requires_grad=requires_grad, device=device)
+    stop = _one_of("linspace", "stop", stop, "end", end)
+    num = _one_of("linspace", "num", num, "steps", steps)
+    if stop is None or num is None:
+        raise TypeError("linspace needs start, stop (end) and num (steps)")
+    num = int(num)
+    if num < 0:
+        raise ValueError(f"linspace: num must be non-negative, got {num}")
+    bounds = [b for b in (start, stop) if isinstance(b, Tensor)]
+    if not any(b._requires_grad for b in bounds):
+        start, stop = (b.item() if isinstance(b, Tensor) else b for b in (start, stop))
+        return tensor(np.linspace(start, stop, num, dtype=dt.as_dtype(dtype) or dt.float32),
+                      requires_grad=requires_grad, device=device)
+    for b in bounds:
+        if b.ndim != 0:
+            raise ValueError(f"linspace: tensor bounds must be 0-d, got shape {b.shape}")
+    dtype = dt.as_dtype(dtype) or bounds[0].dtype
+    frac = np.linspace(0.0, 1.0, num, dtype=dtype)
+    if num == 1:
+        frac[:] = 0.0
+    frac = Tensor(frac, device=bounds[0].device)
+    return start + (stop - start) * frac
+
+
+def _one_of(where, name, value, alias, alias_value):
+    if alias_value is None:
+        return value
+    if value is not None:
+        raise TypeError(f"{where}: pass {name} or {alias}, not both")
+    return alias_value
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):

@@ -5,10 +5,11 @@ views), so a node that saved the old value refuses to run backward with the new
 one.  When the change is recorded (grad mode on and something requires grad)
 the tensor's history is rebased: the out-of-place op runs on a snapshot of the
 old value, the result is written into the tensor's own buffer, and the tensor
-takes the new node as its ``grad_fn``, as PyTorch does.  Rebasing is refused
-with a ``RuntimeError`` when the buffer is shared with another live tensor (a
-view or a ``detach()``-ed alias): that tensor would keep a stale history and
-get a silently wrong gradient.
+takes the new node as its ``grad_fn``, as PyTorch does.  A change through a
+view rewrites the history of the view's root, and every live view of the root
+is re-derived from the new history (ops/shape.py tracks views), so views and
+bases never keep a stale graph.  Only a leaf that requires grad (or a view of
+one) is refused, outside ``no_grad``.
 
 >>> import eagerad
 >>> x = eagerad.tensor([1.0, 2.0], requires_grad=True)
@@ -17,9 +18,7 @@ get a silently wrong gradient.
 >>> h.grad_fn.name
 'AddBackward'
 """
-import gc
 import numbers
-import sys
 
 import numpy as np
 
@@ -29,7 +28,8 @@ from ..autograd.grad_mode import state as grad_state
 from ..tensor import Tensor, zeros_like
 from . import math
 from .registry import OPS, Case, U, defop
-from .shape import _index_arrays
+from .shape import (_batch_size, _batched_front, _index_arrays, _lead, _move_front_to, _to_front,
+                    index_batch_axis, put_view, replay_view)
 
 
 def _fill_forward(B, x, value):
@@ -38,6 +38,7 @@ def _fill_forward(B, x, value):
 
 _fill = defop("fill", _fill_forward, vjp=lambda g, ans, x, value: zeros_like(g),
               jvp=lambda t, ans, x, value: zeros_like(t), saves=(),
+              batch=lambda args, bdims, value: (_fill(args[0], value=value), bdims[0]),
               cases=[Case(U(2, 3), value=0.5), Case(U(), value=0.0)])
 
 
@@ -59,11 +60,26 @@ def _scattered(t, ans, index):
     return _setitem(zeros_like(ans), t, index=index)
 
 
+def _setitem_batch(args, bdims, index):
+    """vmap of ``x[index] = v``: both batch-first (an unbatched one repeated), ``v``'s
+    batch axis put where numpy puts it in the batched region."""
+    x, v = args
+    n = _batch_size(args, bdims)
+    x = _batched_front(x, bdims[0], n)
+    region = _region_shape(x.shape[1:], index)
+    v = v if bdims[1] is None else _to_front(v, bdims[1])
+    if bdims[1] is None:
+        v = v.reshape((1,) + v.shape)
+    v = _move_front_to(_lead(v, len(region)), index_batch_axis(index))
+    return _setitem(x, v, index=(slice(None),) + index), 0
+
+
 _setitem = defop("setitem", _setitem_forward,
                  vjp=(lambda g, ans, x, v, index: _kept(g, index),
                       lambda g, ans, x, v, index: g[index]),
                  jvp=(lambda t, ans, x, v, index: _kept(t, index),
                       lambda t, ans, x, v, index: _scattered(t, ans, index)), saves=(),
+                 batch=_setitem_batch,
                  cases=[Case(U(3, 4), U(4), index=(1,)),
                         Case(U(5), U(2), index=(np.array([0, 3]),)),
                         Case(U(2, 3), U(), index=(slice(None), slice(0, 2)))])
@@ -113,31 +129,13 @@ def _recorded(x, others):
     return bool(forward_ad.levels) and any(t._tangents for t in tensors)
 
 
-def _check_rebase(x, name):
-    if x._requires_grad and x.grad_fn is None and grad_state.enabled:
+def _check_rebase(x, root, name):
+    if root._requires_grad and root.grad_fn is None and grad_state.enabled:
+        what = "a leaf tensor that requires grad" if root is x else \
+            "a view of a leaf tensor that requires grad"
         raise RuntimeError(
-            f"{name}: a leaf tensor that requires grad (shape {list(x.shape)}) is being used in "
-            "an in-place operation. Wrap parameter updates in `with eagerad.no_grad():`, or "
-            "work on x.clone().")
-    if _aliases(x):
-        what = "a view of another tensor" if getattr(x._data, "base", None) is not None \
-            else "shared with a view of it or a detach()-ed alias"
-        raise RuntimeError(
-            f"{name}: cannot record an in-place change of a tensor of shape {list(x.shape)} "
-            f"whose memory is {what}: the other tensor's gradient would be silently wrong. "
-            "Use the out-of-place op (x = x + y) or modify x.clone() instead.")
-
-
-def _aliases(x):
-    """Other tensors sharing ``x``'s version counter (views, detach()).
-
-    The reference count answers the common case for free: ``x`` itself and
-    getrefcount's argument.  Otherwise the referrers tell views (Tensors) from
-    nodes that saved ``x`` (tuples), whose version check guards backward.
-    """
-    if sys.getrefcount(x._version) <= 2:
-        return []
-    return [r for r in gc.get_referrers(x._version) if isinstance(r, Tensor) and r is not x]
+            f"{name}: {what} (shape {list(root.shape)}) is being used in an in-place operation. "
+            "Wrap parameter updates in `with eagerad.no_grad():`, or work on x.clone().")
 
 
 # ------------------------------------------------------------ the one in-place path
@@ -148,6 +146,10 @@ def _snapshot(x, op):
     not read it, else a copy (the buffer is about to change)."""
     reads_x = op.saves is None or 0 in op.saves
     data = backend.get(x.device.type).copy(x._data) if reads_x else x._data
+    return _with_history(data, x)
+
+
+def _with_history(data, x):
     old = Tensor._make(data, x._device, x._requires_grad, x.grad_fn)
     old._out_index = x._out_index
     old._tangents = x._tangents
@@ -155,17 +157,32 @@ def _snapshot(x, op):
 
 
 def _rebase(x, name, op_name, compute):
-    """Run ``compute(old_x)`` out of place, write it into ``x`` and adopt its history."""
-    _check_rebase(x, name)
+    """Run ``compute(old_x)`` out of place, write it into ``x`` and adopt its history.
+
+    When ``x`` is a view, the history rewritten is its root's (the root's old value
+    with the view's region replaced, PyTorch's CopySlices); then every live view of
+    the root, ``x`` included, is taken again from the root's new history."""
+    root, steps = x._view or (x, ())
+    _check_rebase(x, root, name)
     old = _snapshot(x, OPS[op_name])
     result = compute(old)
     if result.dtype != x.dtype:
         result = result.astype(x.dtype)
-    backend.get(x.device.type).setitem(x._data, Ellipsis, result._data)
+    if root is not x:
+        result = put_view(_with_history(root._data, root), steps, result)
+    backend.get(root.device.type).setitem(root._data, Ellipsis, result._data)
     x._version[0] += 1
+    _adopt(root, result)
+    for view in list(root._views or ()):
+        _adopt(view, replay_view(root, view._view[1]))
+    return x
+
+
+def _adopt(x, result):
+    """``x`` takes ``result``'s graph position (its values are already in place)."""
     retained = x._retains_grad and x.grad_fn is not None
     if retained:                      # .grad is the new value's gradient, not the old one's
-        del x.grad_fn.retained[x._out_index]
+        x.grad_fn.retained.pop(x._out_index, None)
     x.grad_fn, x._out_index = result.grad_fn, result._out_index
     x._requires_grad = result._requires_grad
     x._tangents = result._tangents
@@ -173,7 +190,6 @@ def _rebase(x, name, op_name, compute):
         from ..autograd.hooks import retain_grad
         x._retains_grad = False
         retain_grad(x)
-    return x
 
 
 def _lean(x, y):
@@ -303,7 +319,17 @@ def setitem(self, index, value):
     return self
 
 
-METHODS = {"add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "fill_": fill_,
+def copy_(self, src):
+    """Copy ``src``'s values into ``self`` (broadcast and cast to self's shape and dtype);
+    recorded like any in-place op, so the gradient flows to ``src``.
+
+    >>> x = eagerad.zeros(2, 2); x.copy_(eagerad.Tensor([1.0, 2.0])).tolist()
+    [[1.0, 2.0], [1.0, 2.0]]
+    """
+    return setitem(self, Ellipsis, src)
+
+
+METHODS = {"copy_": copy_, "add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "fill_": fill_,
            "zero_": zero_, "clamp_": clamp_, "clip_": clamp_, "__setitem__": setitem,
            "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_}
 

@@ -6,13 +6,193 @@ Their rules only move gradients around, so each is its own transpose.
 >>> eagerad.ops.reshape(eagerad.ones(2, 3), (3, 2)).shape
 (3, 2)
 """
+import weakref
+
 import numpy as np
 
 from .. import dtype as dt
 from ..device import as_device
 from ..tensor import Tensor
 from .math import as_tensor
-from .registry import Case, PerArg, U, defop, sum_to
+from .registry import OPS, Case, PerArg, U, defop, export, sum_to
+
+
+# ---------------------------------------------------------------- view tracking
+#
+# A view (basic indexing, reshape, transpose, broadcast_to, alias) shares its base's
+# memory and version counter.  The public functions below also note, on the view,
+# its root tensor and the chain of view ops from it (``_view``), and on the root a
+# weak set of its live views (``_views``).  In-place ops use both (ops/inplace.py):
+# a change through a view rewrites the root's history (PyTorch's CopySlices), and
+# after the root's history changes each live view is re-derived from it, so that no
+# view keeps a stale graph.  Both are O(live views); nothing scans the heap.
+
+
+class ViewKind:
+    """How one kind of view is redone on a (new) base, ``apply(base, **kw)``, and how a
+    new value of the view is written back into its base, ``put(base, value, **kw)``
+    (out of place, differentiable).
+
+    >>> v = eagerad.ones(2, 3).reshape(3, 2); v._view[1][0][0].name
+    'reshape'
+    """
+    __slots__ = ("name", "apply", "put")
+
+    def __init__(self, name, apply, put):
+        self.name, self.apply, self.put = name, apply, put
+
+
+def track_view(out, x, kind, **kw):
+    """Record that ``out`` is the view ``kind(x, **kw)``; returns ``out``.
+
+    >>> x = eagerad.zeros(4); v = x[1:3]; v._view[0] is x, len(x._views)
+    (True, 1)
+    """
+    if out is x:
+        return out
+    root, steps = x._view or (x, ())
+    out._view = (root, steps + ((kind, kw),))
+    if root._views is None:
+        root._views = weakref.WeakSet()
+    root._views.add(out)
+    return out
+
+
+def replay_view(root, steps):
+    """The view described by ``steps`` taken again of ``root`` (with its current graph).
+
+    >>> x = eagerad.Tensor([[1.0, 2.0]]); v = x.reshape(2)
+    >>> replay_view(x, v._view[1]).tolist()
+    [1.0, 2.0]
+    """
+    for kind, kw in steps:
+        root = kind.apply(root, **kw)
+    return root
+
+
+def put_view(root, steps, value):
+    """``root`` (out of place) with the view described by ``steps`` replaced by ``value``.
+
+    >>> x = eagerad.zeros(2, 2); v = x[0]
+    >>> put_view(x, v._view[1], eagerad.ones(2)).tolist()
+    [[1.0, 1.0], [0.0, 0.0]]
+    """
+    chain = [root]
+    for kind, kw in steps[:-1]:
+        chain.append(kind.apply(chain[-1], **kw))
+    for (kind, kw), base in zip(reversed(steps), reversed(chain)):
+        value = kind.put(base, value, **kw)
+    return value
+
+
+def _read_only(base, value, **kw):
+    raise RuntimeError("a broadcast view is read-only; it cannot be written back into its base")
+
+
+# ---------------------------------------------------------------- batching rules
+#
+# ``rule(args, bdims, **kw) -> (out, out_bdim)`` for vmap (see registry.defop): the
+# batched operands are moved so that their batch axis comes first, the op runs once
+# with its shape arguments shifted by that axis.
+
+
+def _to_front(x, bdim):
+    """``x`` with axis ``bdim`` moved to the front."""
+    if bdim == 0:
+        return x
+    return _transpose(x, axes=(bdim,) + tuple(i for i in range(x.ndim) if i != bdim))
+
+
+def _move_front_to(x, position):
+    """``x`` with its first axis moved to ``position``."""
+    if position == 0:
+        return x
+    axes = list(range(1, x.ndim))
+    axes.insert(position, 0)
+    return _transpose(x, axes=tuple(axes))
+
+
+def _batch_size(args, bdims):
+    return next(a.shape[d] for a, d in zip(args, bdims) if d is not None)
+
+
+def _same_bdim(op):
+    """Rule of an op that maps each element (or the whole array) without looking at
+    axes: the batch axis stays where it is."""
+    def rule(args, bdims, **kw):
+        return op(args[0], **kw), bdims[0]
+    return rule
+
+
+def _reshape_batch(args, bdims, shape):
+    x = _to_front(args[0], bdims[0])
+    return _reshape(x, shape=x.shape[:1] + tuple(shape)), 0
+
+
+def _transpose_batch(args, bdims, axes):
+    return _transpose(_to_front(args[0], bdims[0]), axes=(0,) + tuple(a + 1 for a in axes)), 0
+
+
+def _lead(x, ndim):
+    """Batch-first ``x`` with size-1 axes after the batch one, up to ``ndim`` element dims."""
+    pad = ndim - (x.ndim - 1)
+    return _reshape(x, shape=x.shape[:1] + (1,) * pad + x.shape[1:]) if pad > 0 else x
+
+
+def _broadcast_batch(args, bdims, shape):
+    x = _lead(_to_front(args[0], bdims[0]), len(shape))
+    return _broadcast(x, shape=x.shape[:1] + tuple(shape)), 0
+
+
+def _is_array_index(item):
+    """Integer/boolean arrays (and bool scalars, which numpy treats as 0-d masks)."""
+    if isinstance(item, (bool, np.bool_)):
+        return True
+    return not (item is None or item is Ellipsis or isinstance(item, (int, np.integer, slice)))
+
+
+def index_batch_axis(index):
+    """Where the batch axis lands in ``x[(slice(None),) + index]`` for a batch-first ``x``:
+    0, unless advanced indices (arrays, and ints among them) are separated by a slice,
+    None or ..., when numpy puts their broadcast dimensions first.
+
+    >>> index_batch_axis((1, slice(None))), index_batch_axis((np.array([0, 1]), slice(None), 0))
+    (0, 1)
+    """
+    arrays = [i for i, item in enumerate(index) if _is_array_index(item)]
+    if not arrays:
+        return 0
+    advanced = [i for i, item in enumerate(index)
+                if _is_array_index(item) or isinstance(item, (int, np.integer))]
+    if advanced[-1] - advanced[0] + 1 == len(advanced):
+        return 0
+    shapes = [(1,) if getattr(item, "dtype", np.dtype(int)).kind == "b" or
+              isinstance(item, (bool, np.bool_)) else np.shape(item)
+              for item in (index[i] for i in advanced)]
+    return len(np.broadcast_shapes(*shapes))
+
+
+def _getitem_batch(args, bdims, index):
+    x = _to_front(args[0], bdims[0])
+    return _getitem(x, (slice(None),) + index), index_batch_axis(index)
+
+
+def _index_add_batch(args, bdims, shape, dtype, index):
+    v = _move_front_to(_to_front(args[0], bdims[0]), index_batch_axis(index))
+    n = args[0].shape[bdims[0]]
+    return _index_add(v, shape=(n,) + tuple(shape), dtype=dtype, index=(slice(None),) + index), 0
+
+
+def _batched_front(a, bdim, n):
+    """``a`` batch-first: moved there when batched, else repeated ``n`` times."""
+    if bdim is not None:
+        return _to_front(a, bdim)
+    return _broadcast(_reshape(a, shape=(1,) + a.shape), shape=(n,) + a.shape)
+
+
+def _concat_batch(args, bdims, axis):
+    n = _batch_size(args, bdims)
+    return _concat(*(_batched_front(a, d, n) for a, d in zip(args, bdims)), axis=axis + 1), 0
 
 
 def _normalize_shape(shape, size, name="shape"):
@@ -57,6 +237,7 @@ def normalize_axis(axis, ndim, name="axis"):
 _reshape = defop("reshape", lambda B, x, shape: B.reshape(x, shape),
                  vjp=lambda g, ans, x, shape: g.reshape(x.shape),
                  jvp=lambda t, ans, x, shape: t.reshape(shape), saves=(), view=True,
+                 batch=_reshape_batch,
                  cases=[Case(U(2, 3), shape=(3, 2)), Case(U(), shape=(1, 1)),
                         Case(U(0, 3), shape=(3, 0))])
 
@@ -69,7 +250,18 @@ def reshape(x, *shape):
     """
     x = as_tensor(x)
     shape = _normalize_shape(shape, x.size)
-    return x if shape == x.shape else _reshape(x, shape=shape)
+    if shape == x.shape:
+        return x
+    out = _reshape(x, shape=shape)
+    d = x._data
+    if type(d) is np.ndarray and not d.flags.c_contiguous and not np.may_share_memory(out._data, d):
+        out._version = [0]      # numpy had to copy (a strided input): not a view
+        return out
+    return track_view(out, x, _RESHAPE, shape=shape)
+
+
+_RESHAPE = ViewKind("reshape", lambda x, shape: _reshape(x, shape=shape),
+                    lambda base, value, shape: _reshape(value, shape=base.shape))
 
 
 def _inverse(axes):
@@ -79,6 +271,7 @@ def _inverse(axes):
 _transpose = defop("transpose", lambda B, x, axes: B.transpose(x, axes),
                    vjp=lambda g, ans, x, axes: g.transpose(_inverse(axes)),
                    jvp=lambda t, ans, x, axes: t.transpose(axes), saves=(), view=True,
+                   batch=_transpose_batch,
                    cases=[Case(U(2, 3, 4), axes=(2, 0, 1)), Case(U(2, 3), axes=(1, 0)),
                           Case(U(0, 2), axes=(1, 0))])
 
@@ -100,7 +293,43 @@ def transpose(x, *axes):
     axes = normalize_axis(axes, x.ndim, "axes")
     if len(axes) != x.ndim:
         raise ValueError(f"transpose: axes {axes} do not match a tensor with {x.ndim} dims")
-    return x if axes == tuple(range(x.ndim)) else _transpose(x, axes=axes)
+    if axes == tuple(range(x.ndim)):
+        return x
+    return track_view(_transpose(x, axes=axes), x, _TRANSPOSE, axes=axes)
+
+
+_TRANSPOSE = ViewKind("transpose", lambda x, axes: _transpose(x, axes=axes),
+                      lambda base, value, axes: _transpose(value, axes=_inverse(axes)))
+
+
+@export(methods=("t",))
+def t(x):
+    """Transpose a matrix (PyTorch's ``t()``); 0-d and 1-d tensors come back as they are.
+
+    >>> t(eagerad.ones(2, 3)).shape, t(eagerad.ones(3)).shape
+    ((3, 2), (3,))
+    """
+    x = as_tensor(x)
+    if x.ndim > 2:
+        raise ValueError(f"t() expects a tensor with at most 2 dimensions, got shape {x.shape}; "
+                         "use transpose(dim0, dim1) or mT")
+    return transpose(x) if x.ndim == 2 else x
+
+
+@export(methods=("contiguous",))
+def contiguous(x):
+    """``x`` itself when its elements are in row-major order, else a row-major copy
+    (still in the graph), as PyTorch's ``contiguous()``.
+
+    >>> y = eagerad.ones(2, 3).T; contiguous(y).is_contiguous(), y.is_contiguous()
+    (True, False)
+    """
+    if x.is_contiguous():
+        return x
+    c = clone(x)                   # compact, but numpy keeps a transposed layout
+    if not c.is_contiguous():      # flattening a permuted compact array copies in row order
+        c = reshape(reshape(c, c.size), x.shape)
+    return c
 
 
 def swapaxes(x, axis0, axis1):
@@ -119,6 +348,7 @@ def swapaxes(x, axis0, axis1):
 _broadcast = defop("broadcast_to", lambda B, x, shape: B.broadcast_to(x, shape),
                    vjp=lambda g, ans, x, shape: sum_to(g, x.shape),
                    jvp=lambda t, ans, x, shape: t.broadcast_to(shape), saves=(), view=True,
+                   batch=_broadcast_batch,
                    cases=[Case(U(3), shape=(2, 3)), Case(U(), shape=(2, 2)),
                           Case(U(2, 1), shape=(2, 4)), Case(U(1), shape=(0,))])
 
@@ -137,7 +367,11 @@ def broadcast_to(x, shape):
         target = None
     if target != shape:
         raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to {shape}")
-    return x if shape == x.shape else _broadcast(x, shape=shape)
+    return x if shape == x.shape else track_view(_broadcast(x, shape=shape), x, _BROADCAST,
+                                                 shape=shape)
+
+
+_BROADCAST = ViewKind("broadcast_to", lambda x, shape: _broadcast(x, shape=shape), _read_only)
 
 
 def squeeze(x, axis=None):
@@ -194,6 +428,9 @@ def _index_arrays(index, device):
         if isinstance(item, Tensor):
             if item.dtype.kind not in "iub":
                 raise IndexError(f"tensors used as indices must be integer or bool, got {item.dtype}")
+            if item.ndim == 0 and item.dtype.kind in "iu":
+                out.append(int(item.item()))    # x[t] with a 0-d integer tensor selects, as x[0]
+                continue
             item = item._data if item.device == device else B.from_numpy(item.numpy())
         elif isinstance(item, list):
             item = B.from_numpy(np.asarray(item))
@@ -215,18 +452,43 @@ def _getitem_fwd(B, x, index):
         raise IndexError(f"index out of range for a tensor of shape {x.shape}: {err}") from None
 
 
-_getitem = defop("getitem", _getitem_fwd,
-                 vjp=lambda g, ans, x, index: index_add(x.shape, x.dtype, index, g),
-                 jvp=lambda t, ans, x, index: _getitem(t, index=index), saves=(), view=True,
-                 cases=[Case(U(3, 4), index=(slice(0, 2), 1)),
-                        Case(U(5), index=(np.array([0, 2, 2, 4]),)),
-                        Case(U(2, 3), index=(np.array([[True, False, True], [False, False, True]]),)),
-                        Case(U(), index=(None,)), Case(U(3), index=(slice(1, 1),))])
+def _is_basic(index):
+    """Whether ``index`` (a tuple from ``_index_arrays``) selects a view: ints, slices,
+    None and ... only (integer or boolean arrays make numpy copy)."""
+    return all(i is None or i is Ellipsis or isinstance(i, (int, np.integer, slice)) and
+               not isinstance(i, (bool, np.bool_)) for i in index)
+
+
+def _getitem_vjp(g, ans, x, index):
+    return index_add(x.shape, x.dtype, index, g)
+
+
+_select = defop("getitem", _getitem_fwd, vjp=_getitem_vjp,
+                jvp=lambda t, ans, x, index: _getitem(t, index), saves=(), view=True,
+                batch=_getitem_batch,
+                cases=[Case(U(3, 4), index=(slice(0, 2), 1)), Case(U(4), index=(2, Ellipsis)),
+                       Case(U(5), index=(np.array([0, 2, 2, 4]),)),
+                       Case(U(2, 3), index=(np.array([[True, False, True], [False, False, True]]),)),
+                       Case(U(3, 4), index=(slice(None), np.array([3, 0]))),
+                       Case(U(), index=(None,)), Case(U(3), index=(slice(1, 1),))])
+
+
+def _getitem(x, index):
+    """``x[index]`` for an index tuple already in backend form.  Basic indexing gives a
+    view (sharing ``x``'s version counter, as the op declares); advanced indexing
+    copies, so its result gets a counter of its own: later changes to ``x`` must not
+    invalidate a graph that saved the copy."""
+    out = _select(x, index=index)
+    if not _is_basic(index):
+        out._version = [0]
+    return out
+
 
 _index_add = defop("index_add", lambda B, v, shape, dtype, index: B.index_add(shape, dtype, index, v),
-                   vjp=lambda g, ans, v, shape, dtype, index: _getitem(g, index=index),
+                   vjp=lambda g, ans, v, shape, dtype, index: _getitem(g, index),
                    jvp=lambda t, ans, v, shape, dtype, index: _index_add(t, shape=shape, dtype=dtype,
                                                                          index=index), saves=(),
+                   batch=_index_add_batch,
                    cases=[Case(U(4), shape=(5,), dtype=np.dtype(np.float64),
                                index=(np.array([0, 2, 2, 4]),)),
                           Case(U(), shape=(2, 3), dtype=np.dtype(np.float64), index=(1, 2))])
@@ -245,11 +507,25 @@ def index_add(shape, dtype, index, values):
 def getitem(x, index):
     """``x[index]`` with basic (ints, slices, None, ...) and advanced (int/bool arrays) indexing.
 
+    Basic indexing returns a view, as in numpy and PyTorch: ``x[0] += 1`` changes
+    ``x``.  Advanced indexing returns a copy with its own version counter.
+
     >>> x = eagerad.Tensor([[1, 2, 3], [4, 5, 6]])
     >>> getitem(x, (slice(None), 1)).tolist(), getitem(x, eagerad.Tensor([1, 0])).shape
     ([2, 5], (2, 3))
+    >>> v = x[0, 1]; v += 10; x.tolist()
+    [[1, 12, 3], [4, 5, 6]]
     """
-    return _getitem(x, index=_index_arrays(index, x.device))
+    index = _index_arrays(index, x.device)
+    if not _is_basic(index):
+        return _getitem(x, index)
+    if Ellipsis not in index and x.device.type == "cpu":
+        index = index + (Ellipsis,)     # numpy: a[0, ...] is a 0-d view where a[0] is a copy
+    return track_view(_select(x, index=index), x, _GETITEM, index=index)
+
+
+_GETITEM = ViewKind("getitem", lambda x, index: _select(x, index=index),
+                    lambda base, value, index: OPS["setitem"](base, value, index=index))
 
 
 # ---------------------------------------------------------------- joining
@@ -257,12 +533,13 @@ def getitem(x, index):
 def _concat_rule(i, g, ans, *xs, axis):
     start = sum(x.shape[axis] for x in xs[:i])
     index = (slice(None),) * axis + (slice(start, start + xs[i].shape[axis]),)
-    return _getitem(g, index=index)
+    return _getitem(g, index)
 
 
 _concat = defop("concat", lambda B, *xs, axis: B.concat(xs, axis),
                 vjp=PerArg(_concat_rule),
                 jvp=PerArg(lambda i, t, ans, *xs, axis: _pad_into(i, t, xs, axis)), saves=(),
+                batch=_concat_batch,
                 cases=[Case(U(2, 3), U(1, 3), axis=0), Case(U(2, 1), U(2, 2), U(2, 0), axis=1)])
 
 
@@ -324,7 +601,7 @@ def stack(tensors, axis=0):
 
 _IDENTITY_CASES = [Case(U(2, 3)), Case(U()), Case(U(0, 2))]
 _alias = defop("alias", lambda B, x: x, vjp=lambda g, ans, x: g, jvp=lambda t, ans, x: t,
-               saves=(), view=True, cases=_IDENTITY_CASES)
+               saves=(), view=True, cases=_IDENTITY_CASES, batch=_same_bdim(lambda x: _alias(x)))
 
 
 def alias(x):
@@ -334,10 +611,13 @@ def alias(x):
     >>> a is x, a.grad_fn.name
     (False, 'AliasBackward')
     """
-    return _alias(x)
+    return track_view(_alias(x), x, _ALIAS)
+
+
+_ALIAS = ViewKind("alias", lambda x: _alias(x), lambda base, value: value)
 
 _clone = defop("clone", lambda B, x: B.copy(x), vjp=lambda g, ans, x: g, jvp=lambda t, ans, x: t,
-               saves=(), cases=_IDENTITY_CASES)
+               saves=(), cases=_IDENTITY_CASES, batch=_same_bdim(lambda x: _clone(x)))
 
 
 def clone(x):
@@ -353,6 +633,7 @@ def clone(x):
 _astype = defop("astype", lambda B, x, dtype: B.astype(x, dtype),
                 vjp=lambda g, ans, x, dtype: g.astype(x.dtype),
                 jvp=lambda t, ans, x, dtype: t.astype(dtype), saves=(),
+                batch=_same_bdim(lambda x, dtype: _astype(x, dtype=dtype)),
                 cases=[Case(U(2, 3), dtype=dt.float64), Case(U(), dtype=dt.float64)])
 
 
@@ -374,6 +655,7 @@ def _move(B, x, device):
 
 _to = defop("to", _move, vjp=lambda g, ans, x, device: g.to(x.device),
             jvp=lambda t, ans, x, device: t.to(device), saves=(), moves_device=True,
+            batch=_same_bdim(lambda x, device: _to(x, device=device)),
             cases=[Case(U(2, 3), device=as_device("cpu")), Case(U(), device=as_device("cpu"))])
 
 
