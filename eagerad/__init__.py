@@ -8,6 +8,7 @@
 from . import dtype
 from .dtype import (bool_, float16, float32, float64, int8, int16, int32, int64, uint8)
 from .device import Device as device
+from .tensor import from_dlpack, from_numpy
 from .tensor import (Parameter, ParameterTuple, Tensor, arange, eye, full, full_like, linspace,
                      ones, ones_like, rand, randn, set_seed, tensor, zeros, zeros_like)
 from . import autograd
@@ -50,6 +51,12 @@ def meshgrid(*tensors, indexing="ij"):
     """
     return ops.meshgrid(*tensors, indexing=indexing)
 
+
+# reductions under PyTorch's names; torch.sort/torch.median return (values, indices)
+from .ops import (argsort, count_nonzero, cummax, cummin, cumprod, cumsum, kthvalue,
+                  logcumsumexp, msort, nanmean, nansum, norm, prod, quantile, std, topk, var)
+from .ops.sorting import sort_with_indices as sort
+from .ops.statistics import median_lower as median
 
 # PyTorch's spellings of dtypes and seeding
 float, double, half, long, int, bool = float32, float64, float16, int64, int32, bool_

@@ -210,3 +210,15 @@ def test_dropout_and_linear():
     np.testing.assert_allclose(L.linear(eagerad.tensor(np.eye(2)), eagerad.tensor(w), eagerad.tensor(b)).numpy(),
                                w.T + b)
     assert L.one_hot_long(eagerad.tensor([1, 0])).dtype == eagerad.int64
+
+
+def test_bce_with_logits_gradient_keeps_its_digits_in_float32():
+    # d/dx = (1 - t) sigmoid(x) - pos_weight t sigmoid(-x): small values must not come from 1 - sigmoid
+    x = eagerad.tensor([-10.0, -20.0, 15.0, 0.0], requires_grad=True)
+    t = eagerad.tensor([0.0, 0.0, 1.0, 1.0])
+    eagerad.nn.functional.binary_cross_entropy_with_logits(x, t, reduction="sum",
+                                                           pos_weight=eagerad.tensor(2.0)).backward()
+    xs, ts = np.array([-10.0, -20.0, 15.0, 0.0]), np.array([0.0, 0.0, 1.0, 1.0])
+    sig = 1 / (1 + np.exp(-xs))
+    expected = (1 - ts) * sig - 2.0 * ts * (1 / (1 + np.exp(xs)))
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=2e-6)

@@ -189,3 +189,12 @@ def test_functional_cross_entropy_options_with_masked_logits():
                  F.cross_entropy(x, probs), F.cross_entropy(x, eagerad.tensor([0, -100]))):
         (g,) = eagerad.autograd.grad(loss, x)
         assert np.isfinite(loss.item()) and np.isfinite(g.numpy()).all()
+
+
+def test_sigmoid_keeps_relative_precision_on_the_negative_tail():
+    xs = np.array([-30.0, -20.0, -10.0, -1.0, 0.0, 1.0, 10.0, 30.0])
+    exact = 1 / (1 + np.exp(-xs))
+    for dtype, rtol in ((eagerad.float32, 3e-7), (eagerad.float64, 1e-15)):
+        got = ops.sigmoid(eagerad.tensor(xs, dtype=dtype)).numpy()
+        np.testing.assert_allclose(got, exact, rtol=rtol)
+    assert ops.sigmoid(eagerad.tensor([0.0])).item() == 0.5

@@ -7,7 +7,7 @@ own rules are linear scans).  No rule divides by the input, so cumprod is exact
 at zeros, to any order, and logcumsumexp's rule only takes ``exp`` of
 non-positive numbers.  This module also holds the helpers that the other
 axis-wise families (sorting, statistics, norms) share: a batching rule for ops
-that work along named axes, and "take along axis" index tuples.
+that work along named axes.
 
 >>> import eagerad
 >>> eagerad.ops.cumsum(eagerad.tensor([1.0, 2.0, 3.0]))
@@ -21,6 +21,7 @@ import numpy as np
 from .. import dtype as dt
 from ..tensor import Tensor, full
 from .math import as_tensor, exp, where
+from .indexing import take_along_axis
 from .registry import Case, U, defop, export
 from .shape import _getitem, concat, expand_dims, normalize_axis, transpose
 
@@ -68,29 +69,6 @@ def batch_along_axes(op):
         return op(*xs, **kw), 0
     op.batch = rule
     return rule
-
-
-def along_axis(indices, axis):
-    """Index tuple that picks, along ``axis``, the entries at ``indices`` (an integer
-    tensor or array), as numpy's ``take_along_axis``: ``x[along_axis(i, axis)]``.
-
-    >>> x = eagerad.tensor([[5.0, 6.0], [7.0, 8.0]])
-    >>> x[along_axis(np.array([[1], [0]]), 1)].tolist()
-    [[6.0], [7.0]]
-    """
-    idx = indices.numpy() if isinstance(indices, Tensor) else np.asarray(indices)
-    return tuple(idx if d == axis else
-                 np.arange(n).reshape([-1 if e == d else 1 for e in range(idx.ndim)])
-                 for d, n in enumerate(idx.shape))
-
-
-def take(x, index):
-    """``x[index]`` for an index tuple made by ``along_axis`` (differentiable).
-
-    >>> take(eagerad.tensor([1.0, 2.0]), along_axis(np.array([1, 1]), 0)).tolist()
-    [2.0, 2.0]
-    """
-    return _getitem(x, index=index)
 
 
 def one_axis(x, axis, dim, name, flatten=True):
@@ -261,7 +239,7 @@ def _cum_extreme(op, x, axis, dim, name):
         values, indices = _cum_extreme(op, x.reshape(1), 0, None, name)
         return ValuesIndices(values.reshape(()), indices.reshape(()))
     indices = op(x, axis=axis)
-    return ValuesIndices(take(x, along_axis(indices, axis)), indices)
+    return ValuesIndices(take_along_axis(x, indices, axis), indices)
 
 
 @export(methods=("cummax",))

@@ -14,7 +14,8 @@ sort, copy back); everything around it stays on the device.
 >>> eagerad.ops.sort(eagerad.tensor([3.0, 1.0, 2.0]))
 Tensor(shape=[3], dtype=Float32, value= [ 1.00000000e+00  2.00000000e+00  3.00000000e+00])
 """
-from .cumulative import ValuesIndices, along_axis, batch_along_axes, one_axis, take
+from .cumulative import ValuesIndices, batch_along_axes, one_axis
+from .indexing import take_along_axis
 from .registry import METHODS, defop, export
 
 _argsort = defop("argsort", lambda B, x, axis, descending: B.argsort(x, axis, descending))
@@ -33,7 +34,7 @@ def sort_with_indices(x, axis=-1, descending=False, stable=False, *, dim=None):
         values, indices = sort_with_indices(x.reshape(1), 0, descending)
         return ValuesIndices(values.reshape(()), indices.reshape(()))
     indices = _argsort(x, axis=axis, descending=bool(descending))
-    return ValuesIndices(take(x, along_axis(indices, axis)), indices)
+    return ValuesIndices(take_along_axis(x, indices, axis), indices)
 
 
 @export

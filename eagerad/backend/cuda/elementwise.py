@@ -48,7 +48,8 @@ def _round(x):
 
 
 def _sigmoid(x):
-    return (math.tanh(x * 0.5) + 1) * 0.5
+    e = math.exp(-abs(x))        # as the CPU backend: precise on both tails
+    return 1 / (1 + e) if x >= 0 else e / (1 + e)
 
 
 _tanh_grad = _device(cpu.tanh_grad)          # the CPU backend's formulas, one source
