@@ -335,8 +335,9 @@ def transforms_mismatch(x0, steps, rng_seed=0):
         scalar = lambda x: (f(x) * 1.0).sum()           # noqa: E731
         x = M.const(x0)
         results.append([_np(M.func.jacrev(f)(x)), _np(M.func.jacfwd(f)(x)),
-                        _np(M.func.hessian(scalar)(x)), _np(M.func.vmap(f)(M.const(batch)))])
-    for label, a, b in zip(("jacrev", "jacfwd", "hessian", "vmap"), *results):
+                        _np(M.func.hessian(scalar)(x)), _np(M.func.vmap(f)(M.const(batch))),
+                        _np(M.func.vmap(M.func.jacrev(f))(M.const(batch)))])
+    for label, a, b in zip(("jacrev", "jacfwd", "hessian", "vmap", "vmap(jacrev)"), *results):
         if not _close(a, b, _rtol(steps)):
             return _differ(label, a, b, "torch.func")
     return None
