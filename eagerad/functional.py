@@ -20,6 +20,7 @@ tensors underneath (``eagerad.vmap``'s helpers convert at the boundary).
 """
 import numpy as np
 
+from . import tree as _tree
 from .autograd import forward_ad
 from .autograd.engine import _collect, _edge_of, _needed, backward as _engine_backward, \
     reaches_foreign
@@ -311,11 +312,7 @@ def _diagonal_forward(at_p, x, has_aux):
 
 def _first(tree):
     """The first sample of what ``vmap`` stacked (aux outputs of jacfwd's columns)."""
-    if isinstance(tree, Tensor):
-        return tree[0]
-    if isinstance(tree, (tuple, list)):
-        return type(tree)(_first(t) for t in tree)
-    return tree
+    return _tree.map(lambda t: t[0] if isinstance(t, Tensor) else t, tree)
 
 
 def _columns_last(t, o, x):
