@@ -29,10 +29,11 @@ from .autograd import forward_ad
 from .autograd.engine import backward as _engine_backward, reaches_foreign
 from .autograd.grad_mode import state as _grad_state
 from .autograd.batching import wrap
+from .ops.primitives import Primitive
 from .tensor import Tensor, ones_like, zeros_like
 from .vectorize import active, physical, variable
 
-__all__ = ["grad", "value_and_grad"]
+__all__ = ["grad", "value_and_grad", "GradOperation"]
 
 
 class _Depth(threading.local):
@@ -264,3 +265,61 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
     (Tensor(shape=[], dtype=Float32, value= 9), Tensor(shape=[], dtype=Float32, value= 6))
     """
     return _transform(fn, grad_position, weights, has_aux, return_ids, with_value=True)
+
+
+class GradOperation(Primitive):
+    """MindSpore's gradient higher-order function: ``GradOperation(...)(fn[, weights])``.
+
+    ``get_all``: gradients of all inputs (else the first only); ``get_by_list``:
+    gradients of the ``weights`` given with ``fn`` (then ``(inputs, weights)``
+    when ``get_all`` too; a single Parameter gets its gradient unwrapped, and ``weights=None``
+    with ``get_all`` gives ``(input_grads, ())``); ``sens_param``: the gradient function takes one more
+    argument, the output's sensitivity (a tuple of them for a tuple output),
+    instead of seeding the outputs with ones.
+
+    >>> dx = GradOperation()(lambda x: x * x)(eagerad.Tensor([3.0]))
+    >>> dx
+    Tensor(shape=[1], dtype=Float32, value= [ 6.00000000e+00])
+    """
+
+    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+        self.get_all = bool(get_all)
+        self.get_by_list = bool(get_by_list)
+        self.sens_param = bool(sens_param)
+
+    def __call__(self, fn, weights=None):
+        if not callable(fn):
+            raise TypeError(f"GradOperation: fn must be callable, got {type(fn).__name__}")
+        if self.get_by_list and weights is None and not self.get_all:
+            raise ValueError("GradOperation(get_by_list=True) needs the weights: "
+                             "grad_op(net, ParameterTuple(net.trainable_params()))")
+        weight_list, single_weight = _as_weights(weights) if self.get_by_list else ((), False)
+
+        def gradient_function(*args, **kwargs):
+            sens = None
+            if self.sens_param:
+                if not args:
+                    raise ValueError("GradOperation(sens_param=True): the last argument must be "
+                                     "the sens, but no argument was given")
+                args, sens = args[:-1], args[-1]
+            if self.get_all:
+                positions = tuple(range(len(args)))
+            elif not self.get_by_list:
+                if not args:
+                    raise ValueError("GradOperation(): grad_position 0 is out of range: the "
+                                     "function was called without arguments")
+                positions = (0,)
+            else:
+                positions = None
+            _, _, gi, gw = differentiate(fn, args, kwargs, positions, weight_list, False, sens)
+            if self.get_by_list:
+                gw = gw[0] if single_weight else tuple(gw)   # one Parameter: its gradient
+                return (tuple(gi), gw) if self.get_all else gw
+            return tuple(gi) if self.get_all else gi[0]
+
+        gradient_function.__name__ = f"grad_of_{getattr(fn, '__name__', type(fn).__name__)}"
+        return gradient_function
+
+    def __repr__(self):
+        return (f"GradOperation(get_all={self.get_all}, get_by_list={self.get_by_list}, "
+                f"sens_param={self.sens_param})")
