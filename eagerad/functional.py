@@ -87,7 +87,8 @@ def vjp(fn, *inputs, has_aux=False):
     """``(outputs, vjp_fn)``; ``vjp_fn(v)`` gives one gradient of ``<v, outputs>`` per input.
 
     ``vjp_fn`` may be called many times (the graph is kept); for several outputs it
-    takes one cotangent per output (``vjp_fn(v1, v2)``, as MindSpore's, or one tuple).
+    takes one cotangent per output (``vjp_fn(v1, v2)``, as MindSpore's, or one tuple); a 0-d
+    cotangent is broadcast to its output's shape, as in MindSpore.
     Its result is differentiable again, in the cotangents too, whenever grad mode is on
     and something can differentiate it.
 
@@ -105,12 +106,19 @@ def vjp(fn, *inputs, has_aux=False):
         vs, _ = _tensors(v, "vjp_fn: v")
         if len(vs) != len(outs):
             raise ValueError(f"vjp_fn: got {len(vs)} cotangents for {len(outs)} outputs")
-        for i, (o, g) in enumerate(zip(outs, vs)):
-            if g.shape != o.shape:
-                raise ValueError(f"vjp_fn: v[{i}] has shape {g.shape}, output {i} has shape {o.shape}")
+        vs = tuple(_broadcast_scalar(g, o, i) for i, (o, g) in enumerate(zip(outs, vs)))
         return pull(vs)
 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def _broadcast_scalar(g, o, i):
+    """MindSpore's vjp: a 0-d cotangent stands for that value at every element of the output."""
+    if g.shape == o.shape:
+        return g
+    if g.ndim == 0:
+        return g.astype(o.dtype).broadcast_to(o.shape)
+    raise ValueError(f"vjp_fn: v[{i}] has shape {g.shape}, output {i} has shape {o.shape}")
 
 
 def _vjp(fn, inputs, has_aux):
