@@ -47,62 +47,14 @@ def _argnums(argnums, n_args):
     return positions, single
 
 
-def _flat_leaves(trees, what):
-    """``(leaves, treedefs)`` of several trees; every leaf must be a Tensor."""
-    leaves, defs = [], []
-    for i, t in enumerate(trees):
-        ls, d = tree.flatten(t)
-        for leaf in ls:
-            if not isinstance(leaf, Tensor):
-                raise TypeError(f"{what} {i} holds a {type(leaf).__name__}; only Tensors (in "
-                                "nested dicts/lists/tuples) can be differentiated")
-        leaves += ls
-        defs.append(d)
-    return leaves, defs
-
-
-def _regroup(flat, defs, single):
-    """One tree per entry of ``defs`` from the flat leaf results (a bare tree when ``single``)."""
-    out, start = [], 0
-    for d in defs:
-        out.append(d.unflatten(flat[start:start + d.num_leaves]))
-        start += d.num_leaves
-    return out[0] if single else tuple(out)
-
-
-def _at_positions(func, args, kwargs, positions, defs):
-    """``func`` as a function of the flat leaves of the arguments at ``positions``."""
-    def flat_fn(*leaves):
-        call = list(args)
-        for p, t in zip(positions, _regroup(list(leaves), defs, False)):
-            call[p] = t
-        return func(*call, **kwargs)
-    return flat_fn
-
-
-def _split_aux(out, has_aux, name):
+def _split_aux(out, has_aux):
+    """torch.func's ``has_aux``: the function returns exactly ``(output, aux)``."""
     if not has_aux:
         return out, None
     if not isinstance(out, tuple) or len(out) != 2:
-        raise RuntimeError(f"{name}(f)(*args): output of function f should be a tuple: "
-                           "(output, aux) if has_aux is True")
+        raise RuntimeError("f(*args): output of function f should be a tuple: (output, aux) if "
+                           "has_aux is True")
     return out
-
-
-class _OutTree:
-    """Remembers the output structure of a function whose output leaves are returned flat."""
-
-    def __init__(self, func, has_aux, name):
-        self.func, self.has_aux, self.name, self.treedef = func, has_aux, name, None
-
-    def __call__(self, *args):
-        out, aux = _split_aux(self.func(*args), self.has_aux, self.name)
-        leaves, self.treedef = tree.flatten(out)
-        for i, leaf in enumerate(leaves):
-            if not isinstance(leaf, Tensor):
-                raise RuntimeError(f"{self.name}: the function's output holds a "
-                                   f"{type(leaf).__name__} at leaf {i}; expected Tensors")
-        return (tuple(leaves), aux) if self.has_aux else tuple(leaves)
 
 
 # ----------------------------------------------------------------------- grad
@@ -120,12 +72,12 @@ def grad_and_value(func, argnums=0, has_aux=False):
 
     def wrapper(*args, **kwargs):
         positions, single = _argnums(argnums, len(args))
-        leaves, defs = _flat_leaves([args[p] for p in positions], "argument")
-        flat_fn = _at_positions(func, args, kwargs, positions, defs)
+        leaves, defs = _functional.flat_leaves([args[p] for p in positions], "argument")
+        flat_fn = _functional.at_positions(func, args, kwargs, positions, defs)
 
         def scalar_fn(*ls):
             out = flat_fn(*ls)
-            value, aux = _split_aux(out, has_aux, "grad_and_value")
+            value, aux = _split_aux(out, has_aux)
             if not isinstance(value, Tensor):
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a "
                                    f"Tensor, got {type(value).__name__}")
@@ -135,7 +87,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
                                    "wanted to use the vjp or jacrev APIs instead?")
             return out
         value, pull, aux, _, _ = _functional._vjp(scalar_fn, leaves, has_aux)
-        grads = _regroup(list(pull([ones_like(value)])), defs, single)
+        grads = _functional.regroup(list(pull([ones_like(value)])), defs, single)
         return (grads, (value, aux)) if has_aux else (grads, value)
     return wrapper
 
@@ -143,8 +95,9 @@ def grad_and_value(func, argnums=0, has_aux=False):
 def grad(func, argnums=0, has_aux=False):
     """The gradient of a scalar function w.r.t. ``args[argnums]`` (``torch.func.grad``).
 
-    >>> grad(lambda x, y: (x * y).sum(), argnums=(0, 1))(eagerad.tensor([2.0]), eagerad.tensor([5.0]))
-    (Tensor(shape=[1], dtype=Float32, value= [ 5.00000000e+00]), Tensor(shape=[1], dtype=Float32, value= [ 2.00000000e+00]))
+    >>> gx, gy = grad(lambda x, y: (x * y).sum(), argnums=(0, 1))(eagerad.tensor([2.0]), eagerad.tensor([5.0]))
+    >>> gx.tolist(), gy.tolist()
+    ([5.0], [2.0])
     """
     gv = grad_and_value(func, argnums, has_aux)
 
@@ -164,10 +117,10 @@ def vjp(func, *primals, has_aux=False):
     >>> vjp_fn(eagerad.tensor([2.0]))[0].tolist()
     [2.0]
     """
-    leaves, defs = _flat_leaves(primals, "primal")
-    flat = _OutTree(func, has_aux, "vjp")
-    value, pull, aux, _, _ = _functional._vjp(lambda *ls: flat(*_regroup(list(ls), defs, False)),
-                                              leaves, has_aux)
+    leaves, defs = _functional.flat_leaves(primals, "primal")
+    flat = _functional.OutTree(func, has_aux, _split_aux, "vjp")
+    value, pull, aux, _, _ = _functional._vjp(
+        lambda *ls: flat(*_functional.regroup(list(ls), defs, False)), leaves, has_aux)
     outs = value if isinstance(value, tuple) else (value,)
     out_def = flat.treedef
 
@@ -184,7 +137,7 @@ def vjp(func, *primals, has_aux=False):
             if c.shape != o.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {c.shape} "
                                    f"and output[{i}] has a shape of {o.shape}.")
-        return _regroup(list(pull(cts)), defs, False)
+        return _functional.regroup(list(pull(cts)), defs, False)
     shown = out_def.unflatten(outs)
     return (shown, vjp_fn, aux) if has_aux else (shown, vjp_fn)
 
@@ -201,17 +154,16 @@ def jvp(func, primals, tangents, has_aux=False):
         if not isinstance(v, tuple):
             raise RuntimeError(f"jvp(f, primals, tangents): Expected {name} to be a tuple. E.g. "
                                f"it should be valid to call f(*{name}).")
-    leaves, defs = _flat_leaves(primals, "primal")
-    t_leaves, t_defs = _flat_leaves(tangents, "tangent")
+    leaves, defs = _functional.flat_leaves(primals, "primal")
+    t_leaves, t_defs = _functional.flat_leaves(tangents, "tangent")
     if t_defs != defs:
         raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the "
                            f"same python structure, got {defs} and {t_defs}")
-    flat = _OutTree(func, has_aux, "jvp")
-    result = _functional.jvp(lambda *ls: flat(*_regroup(list(ls), defs, False)), tuple(leaves),
-                             tuple(t_leaves), has_aux)
-    out, tangent_out = (o if isinstance(o, tuple) else (o,) for o in result[:2])
+    flat = _functional.OutTree(lambda *ls: func(*_functional.regroup(list(ls), defs, False)),
+                               has_aux, _split_aux, "jvp")
+    out, tangent_out, aux = _functional.jvp_leaves(flat, leaves, t_leaves, has_aux)
     shown = (flat.treedef.unflatten(out), flat.treedef.unflatten(tangent_out))
-    return shown + (result[2],) if has_aux else shown
+    return shown + (aux,) if has_aux else shown
 
 
 # ----------------------------------------------------------------- Jacobians
@@ -222,12 +174,8 @@ def _jacobian(engine, name, func, argnums, has_aux, chunk_size):
 
     def wrapper(*args, **kwargs):
         positions, single = _argnums(argnums, len(args))
-        leaves, defs = _flat_leaves([args[p] for p in positions], "argument")
-        flat = _OutTree(_at_positions(func, args, kwargs, positions, defs), has_aux, name)
-        result = engine(flat, tuple(range(len(leaves))), has_aux)(*leaves)
-        jac, aux = result if has_aux else (result, None)
-        jac = flat.treedef.unflatten([_regroup(list(row), defs, single) for row in jac])
-        return (jac, aux) if has_aux else jac
+        return _functional.tree_jacobian(engine, func, args, kwargs, positions, single, has_aux,
+                                         _split_aux, name)
     return wrapper
 
 
@@ -238,7 +186,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     >>> jacrev(lambda x: {'y': x * 2})(eagerad.tensor([1.0, 1.0]))['y'].tolist()
     [[2.0, 0.0], [0.0, 2.0]]
     """
-    return _jacobian(_functional.jacrev, "jacrev", func, argnums, has_aux, chunk_size)
+    return _jacobian(_functional.jacrev_leaves, "jacrev", func, argnums, has_aux, chunk_size)
 
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error", chunk_size=None):
@@ -248,7 +196,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error", chunk_size=Non
     [[6.0]]
     """
     _check_randomness(randomness)
-    return _jacobian(_functional.jacfwd, "jacfwd", func, argnums, has_aux, chunk_size)
+    return _jacobian(_functional.jacfwd_leaves, "jacfwd", func, argnums, has_aux, chunk_size)
 
 
 def hessian(func, argnums=0):

@@ -25,6 +25,7 @@ faster and frees the forward graph at once.
 """
 import threading
 
+from . import tree as _tree
 from .autograd import forward_ad
 from .autograd.engine import backward as _engine_backward, reaches_foreign
 from .autograd.grad_mode import state as _grad_state
@@ -100,6 +101,8 @@ def _flatten(out, where="output"):
         return [out]
     if isinstance(out, (tuple, list)):
         return [t for i, o in enumerate(out) for t in _flatten(o, f"{where}[{i}]")]
+    if isinstance(out, dict):
+        return [t for k, o in out.items() for t in _flatten(o, f"{where}[{k!r}]")]
     if isinstance(out, (int, float, bool)) or out is None:
         return []
     raise TypeError(f"the function's {where} is a {type(out).__name__}; grad needs Tensors "
@@ -127,11 +130,7 @@ def _seeds(outs, sens):
 
 def _detach(out):
     """Cut outputs from the reverse graph, keeping their forward-mode tangents."""
-    if isinstance(out, Tensor):
-        return forward_ad.detach(out)
-    if isinstance(out, (tuple, list)):
-        return type(out)(_detach(o) for o in out)
-    return out
+    return _tree.map(lambda t: forward_ad.detach(t) if isinstance(t, Tensor) else t, out)
 
 
 # -------------------------------------------------------------------- engine
@@ -160,12 +159,14 @@ def differentiate(fn, args, kwargs, positions, weights, has_aux, sens=None):
             "parameters as an argument instead (e.g. vmap(grad(loss), in_axes=(None, 0))(params, x) "
             "with eagerad.func.functional_call)")
     outer_grad = _grad_state.enabled
-    variables = {}
+    variables = {}     # position -> ([(logical, physical) per leaf], its tree structure)
     call_args = list(args)
     for p in positions or ():
         if p not in variables:
-            variables[p] = _variable(args[p], p, weights, lv)
-            call_args[p] = variables[p][0]
+            leaves, treedef = _tree.flatten(args[p])
+            variables[p] = ([_variable(x, p, weights, lv) for x in leaves], treedef)
+            call_args[p] = treedef.unflatten([v for v, _ in variables[p][0]])
+    pairs = [pair for p in positions or () for pair in variables[p][0]]
 
     _grad_state.enabled = True
     _depth.value += 1
@@ -182,8 +183,8 @@ def differentiate(fn, args, kwargs, positions, weights, has_aux, sens=None):
         seeds = [physical(s, lv) for s in _seeds(outs, sens)]
         outs = [physical(o, lv) for o in outs]
         live = [(o, s) for o, s in zip(outs, seeds) if o._requires_grad]
-        targets = [variables[p][1] for p in positions or ()] + list(weights)
-        own = {id(v) for _, v in variables.values() if v.grad_fn is None}
+        targets = [v for _, v in pairs] + list(weights)
+        own = {id(v) for _, v in pairs if v.grad_fn is None}
         if _depth.value == 1:
             own.update(id(w) for w in weights)
         create = outer_grad and bool(live) and \
@@ -198,13 +199,18 @@ def differentiate(fn, args, kwargs, positions, weights, has_aux, sens=None):
         _depth.value -= 1
         _grad_state.enabled = outer_grad
 
-    n = len(positions or ())
-    logical = [variables[p][0] for p in positions or ()] + list(weights)
+    n = len(pairs)
+    logical = [v for v, _ in pairs] + list(weights)
     grads = [wrap(g, lv) if g is not None and i < n else g for i, g in enumerate(grads)]
     grads = [g if g is not None else zeros_like(t) for g, t in zip(grads, logical)]
     if not create:
         value = _detach(value)
-    return value, aux, grads[:n], grads[n:]
+    input_grads, start = [], 0
+    for p in positions or ():
+        leaves, treedef = variables[p]
+        input_grads.append(treedef.unflatten(grads[start:start + len(leaves)]))
+        start += len(leaves)
+    return value, aux, input_grads, grads[n:]
 
 
 def _shape_result(positions, single_position, input_grads, weights, single_weight, weight_grads,
