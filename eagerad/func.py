@@ -25,7 +25,7 @@ from .tensor import Tensor, ones_like
 from .vectorize import vmap as _vmap
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
-           "functional_call", "stack_module_state"]
+           "functional_call", "stack_module_state", "make_functional", "make_functional_with_buffers"]
 
 
 # ----------------------------------------------------------------- pytrees of arguments
@@ -338,3 +338,37 @@ def stack_module_state(models):
     params = {k: stack([t[k].detach() for t in tables]).requires_grad_(tables[0][k].requires_grad)
               for k in keys}
     return params, {}
+
+
+def make_functional_with_buffers(model, disable_autograd_tracking=False):
+    """functorch's ``(fmodel, params, buffers)``: ``fmodel(params, buffers, *args)`` runs
+    ``model`` with the tuple ``params`` in place of its parameters (``functional_call``).
+    eagerad modules keep no buffers outside their parameters, so ``buffers`` is empty.
+
+    >>> fmodel, params, buffers = make_functional_with_buffers(eagerad.nn.Dense(2, 1))
+    >>> fmodel(tuple(p * 0 for p in params), buffers, eagerad.ones(1, 2)).tolist()
+    [[0.0]]
+    """
+    names = [n for n, _ in model.parameters_and_names()]
+    params = tuple(p.detach() if disable_autograd_tracking else p
+                   for _, p in model.parameters_and_names())
+
+    def fmodel(new_params, buffers, *args, **kwargs):
+        if len(new_params) != len(names):
+            raise ValueError(f"fmodel: got {len(new_params)} parameters, the model has "
+                             f"{len(names)} ({names})")
+        return functional_call(model, dict(zip(names, new_params)), args, kwargs)
+    return fmodel, params, ()
+
+
+def make_functional(model, disable_autograd_tracking=False):
+    """functorch's ``(fmodel, params)``: ``fmodel(params, *args)`` (see
+    ``make_functional_with_buffers``).
+
+    >>> fmodel, params = make_functional(eagerad.nn.Dense(2, 1))
+    >>> [tuple(p.shape) for p in params]
+    [(1, 2), (1,)]
+    """
+    fmodel, params, buffers = make_functional_with_buffers(model, disable_autograd_tracking)
+    return (lambda new_params, *args, **kwargs: fmodel(new_params, buffers, *args, **kwargs)), \
+        params

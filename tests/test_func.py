@@ -231,3 +231,20 @@ def test_matches_torch_func():
     e, t = both(func.vmap(func.grad(lambda a: a.exp().sum() * a[0])),
                 tf.vmap(tf.grad(lambda a: a.exp().sum() * a[0])), A)
     close(e, t)
+
+
+def test_make_functional_with_buffers_jvp_over_parameters():
+    net = _mlp()
+    fmodel, params, buffers = func.make_functional_with_buffers(net)
+    x = T(A).astype(E.float32)
+    tangents = tuple(E.ones(*p.shape) for p in params)
+    out, t = func.jvp(lambda ps: fmodel(ps, buffers, x), (params,), (tangents,))
+    np.testing.assert_allclose(out.numpy(), net(x).numpy(), rtol=1e-6)
+    # the directional derivative along all-ones equals the finite difference of the model
+    eps = 1e-3
+    moved = tuple((p.astype(E.float64) + eps).astype(E.float32) for p in params)
+    fd = (fmodel(moved, buffers, x).numpy() - fmodel(params, buffers, x).numpy()) / eps
+    np.testing.assert_allclose(t.numpy(), fd, rtol=2e-2, atol=2e-3)
+    fmodel2, params2 = func.make_functional(net, disable_autograd_tracking=True)
+    assert not any(p.requires_grad for p in params2)
+    np.testing.assert_allclose(fmodel2(params2, x).numpy(), net(x).numpy(), rtol=1e-6)
