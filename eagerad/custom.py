@@ -105,7 +105,31 @@ def _fit(grads, leaves, what):
     return fitted
 
 
-class custom_vjp:
+class _Custom:
+    """What both decorators share: the wrapped function, its non-differentiable positions,
+    the "no rule yet" error and the per-sample path inside ``vmap``."""
+    kind = ""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        self.fun, self.nondiff_argnums = fun, tuple(nondiff_argnums)
+        self._rule_set = False
+        functools.update_wrapper(self, fun)
+
+    def _split(self, args):
+        """``(positions of the differentiable arguments, the non-differentiable ones)``."""
+        return ([i for i in range(len(args)) if i not in self.nondiff_argnums],
+                tuple(args[i] for i in self.nondiff_argnums))
+
+    def __call__(self, *args):
+        if not self._rule_set:
+            raise AttributeError(f"No {self.kind.upper()} defined for custom_{self.kind} function "
+                                 f"{self.__name__} using def{self.kind}.")
+        if _batched(args):
+            return _per_sample(self, args)
+        return self._call(*args)
+
+
+class custom_vjp(_Custom):
     """Decorator: ``fun`` with a reverse-mode rule given by ``defvjp(fwd, bwd)`` (JAX).
 
     ``nondiff_argnums`` name arguments that are passed to ``bwd`` first and get no gradient.
@@ -118,29 +142,25 @@ class custom_vjp:
     1.0
     """
 
+    kind = "vjp"
+
     def __init__(self, fun, nondiff_argnums=()):
-        self.fun, self.nondiff_argnums = fun, tuple(nondiff_argnums)
+        super().__init__(fun, nondiff_argnums)
         self.fwd = self.bwd = None
         self._in_fwd = 0      # fwd calling the function itself gets the plain primal
-        functools.update_wrapper(self, fun)
 
     def defvjp(self, fwd, bwd):
         """Set the rule: ``fwd(*args) -> (out, residuals)``, ``bwd(res, g) -> grads``.
 
         >>> f = custom_vjp(lambda x: x); f.defvjp(lambda x: (x, None), lambda r, g: (g,))
         """
-        self.fwd, self.bwd = fwd, bwd
+        self.fwd, self.bwd, self._rule_set = fwd, bwd, True
 
-    def __call__(self, *args):
-        if self.fwd is None:
-            raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using "
-                                 "defvjp.")
-        if _batched(args):
-            return _per_sample(self, args)
+    def _call(self, *args):
         if any(True for _ in forward_ad.levels_with_tangents(tree.leaves(args))):
             raise TypeError(f"can't apply forward-mode autodiff (jvp) to a custom_vjp function "
                             f"({self.__name__}).")
-        diff = [i for i in range(len(args)) if i not in self.nondiff_argnums]
+        diff, kept = self._split(args)
         leaves = tree.leaves(tuple(args[i] for i in diff))
         if self._in_fwd or not (grad_state.enabled and any(
                 isinstance(a, Tensor) and a._requires_grad for a in leaves)):
@@ -150,7 +170,6 @@ class custom_vjp:
             out, res = self.fwd(*args)
         finally:
             self._in_fwd -= 1
-        kept = tuple(args[i] for i in self.nondiff_argnums)
 
         def backward(g):
             grads = self.bwd(*kept, res, g)
@@ -167,7 +186,7 @@ class custom_vjp:
                        backward)
 
 
-class custom_jvp:
+class custom_jvp(_Custom):
     """Decorator: ``fun`` with a forward-mode rule given by ``defjvp(rule)`` (JAX); reverse
     mode transposes the rule.
 
@@ -179,10 +198,7 @@ class custom_jvp:
     2.0
     """
 
-    def __init__(self, fun, nondiff_argnums=()):
-        self.fun, self.nondiff_argnums = fun, tuple(nondiff_argnums)
-        self.rule = None
-        functools.update_wrapper(self, fun)
+    kind = "jvp"
 
     def defjvp(self, rule):
         """Set ``rule(primals, tangents) -> (out, tangent_out)``; usable as a decorator.
@@ -190,21 +206,15 @@ class custom_jvp:
         >>> f = custom_jvp(lambda x: x); f.defjvp(lambda p, t: (p[0], t[0])) is not None
         True
         """
-        self.rule = rule
+        self.rule, self._rule_set = rule, True
         return rule
 
     def _apply_rule(self, args, tangents):
-        diff = [i for i in range(len(args)) if i not in self.nondiff_argnums]
-        kept = tuple(args[i] for i in self.nondiff_argnums)
+        diff, kept = self._split(args)
         return self.rule(*kept, tuple(args[i] for i in diff), tuple(tangents))
 
-    def __call__(self, *args):
-        if self.rule is None:
-            raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} using "
-                                 "defjvp.")
-        if _batched(args):
-            return _per_sample(self, args)
-        diff = [i for i in range(len(args)) if i not in self.nondiff_argnums]
+    def _call(self, *args):
+        diff, _ = self._split(args)
         diff_args = tuple(args[i] for i in diff)
         leaves, leaves_def = tree.flatten(diff_args)
         with no_grad():
