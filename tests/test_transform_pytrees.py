@@ -92,3 +92,12 @@ def test_non_tensor_leaves_are_refused_by_name():
         E.grad(lambda p: p["x"] * 2)({"x": 1.0})
     with pytest.raises(TypeError, match="only Tensors"):
         E.jacrev(lambda p: p["x"])({"x": 1.0})
+
+
+def test_vmap_over_nested_trees_with_per_leaf_axes():
+    batch = {"a": T(np.arange(6.0).reshape(2, 3)), "b": [T([10.0, 20.0])]}
+    out = E.vmap(lambda p: {"s": p["a"] + p["b"][0], "t": (p["a"].sum(),)},
+                 in_axes=({"a": 1, "b": [None]},), out_axes={"s": 1, "t": (0,)})(batch)
+    expect = np.arange(6.0).reshape(2, 3) + np.array([[10.0], [20.0]])
+    np.testing.assert_allclose(out["s"].numpy(), expect)              # batch axis put back at 1
+    np.testing.assert_allclose(out["t"][0].numpy(), np.arange(6.0).reshape(2, 3).sum(0))
