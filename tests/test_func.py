@@ -248,3 +248,31 @@ def test_make_functional_with_buffers_jvp_over_parameters():
     fmodel2, params2 = func.make_functional(net, disable_autograd_tracking=True)
     assert not any(p.requires_grad for p in params2)
     np.testing.assert_allclose(fmodel2(params2, x).numpy(), net(x).numpy(), rtol=1e-6)
+
+
+def test_vjp_jvp_and_tuple_hessians_match_torch_func():
+    torch = pytest.importorskip("torch")
+    tf = torch.func
+
+    def f(p, x):
+        return {"y": (p["w"] @ x).sin() * p["b"], "z": (x ** 2).sum()}
+    pe, pt = {"w": T(W), "b": T(B)}, {"w": torch.tensor(W), "b": torch.tensor(B)}
+    xe, xt = T(X), torch.tensor(X)
+    cy = RNG.standard_normal(2)
+    (out_e, fn_e), (out_t, fn_t) = func.vjp(f, pe, xe), tf.vjp(f, pt, xt)
+    ge = fn_e({"y": T(cy), "z": T(1.5)})
+    gt = fn_t({"y": torch.tensor(cy), "z": torch.tensor(1.5, dtype=torch.float64)})
+    for a, b in zip(E.tree.leaves(ge), torch.utils._pytree.tree_leaves(gt)):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
+    tp = {"w": np.ones_like(W), "b": np.arange(2.0)}
+    _, te = func.jvp(f, (pe, xe), ({k: T(v) for k, v in tp.items()}, T(np.ones(4))))
+    _, tt = tf.jvp(f, (pt, xt), ({k: torch.tensor(v) for k, v in tp.items()},
+                                 torch.ones(4, dtype=torch.float64)))
+    for k in ("y", "z"):
+        np.testing.assert_allclose(te[k].numpy(), tt[k].numpy(), rtol=1e-12)
+    g = lambda a, b: ((a[:, None] * b[None, :]).tanh()).sum()
+    he = func.hessian(g, argnums=(0, 1))(T(X), T(B))
+    ht = tf.hessian(g, argnums=(0, 1))(xt, torch.tensor(B))
+    for i in range(2):
+        for j in range(2):
+            np.testing.assert_allclose(he[i][j].numpy(), ht[i][j].numpy(), rtol=1e-10, atol=1e-12)
