@@ -256,10 +256,15 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     outputs are summed; with ``has_aux=True`` only the first output is
     differentiated and ``(grads, tuple_of_other_outputs)`` is returned.  With
     ``return_ids=True`` every gradient comes as ``(position or parameter name, grad)``.
+    An argument may be a pytree (nested dicts/lists/tuples of tensors, e.g. parameters
+    as a dict): its gradient has the same structure.
 
     >>> x, y = eagerad.Tensor(1.0), eagerad.Tensor(2.0)
     >>> grad(lambda x, y: x ** 2 + y, grad_position=(0, 1))(x, y)
     (Tensor(shape=[], dtype=Float32, value= 2), Tensor(shape=[], dtype=Float32, value= 1))
+    >>> g = grad(lambda p: (p['w'] * p['b'][0]).sum())({'w': eagerad.ones(2), 'b': [eagerad.Tensor(3.0)]})
+    >>> g['w'].tolist(), g['b'][0].item()
+    ([3.0, 3.0], 2.0)
     """
     return _transform(fn, grad_position, weights, has_aux, return_ids, with_value=False)
 
