@@ -125,7 +125,9 @@ def vjp(func, *primals, has_aux=False):
     out_def = flat.treedef
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
-        """Gradients of ``sum(cotangents * output)`` w.r.t. each primal."""
+        """Gradients of ``sum(cotangents * output)`` w.r.t. each primal; ``retain_graph`` and
+        ``create_graph`` are accepted (the graph is kept for further calls, and the result is
+        differentiable whenever something can differentiate it)."""
         cts, ct_def = tree.flatten(cotangents)
         if ct_def != out_def:
             raise RuntimeError(f"Expected pytree structure of cotangents to be the same as pytree "
