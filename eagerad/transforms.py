@@ -25,14 +25,16 @@ faster and frees the forward graph at once.
 """
 import threading
 
+from . import tree as _tree
 from .autograd import forward_ad
 from .autograd.engine import backward as _engine_backward, reaches_foreign
 from .autograd.grad_mode import state as _grad_state
 from .autograd.batching import wrap
+from .ops.primitives import Primitive
 from .tensor import Tensor, ones_like, zeros_like
 from .vectorize import active, physical, variable
 
-__all__ = ["grad", "value_and_grad"]
+__all__ = ["grad", "value_and_grad", "GradOperation"]
 
 
 class _Depth(threading.local):
@@ -99,6 +101,8 @@ def _flatten(out, where="output"):
         return [out]
     if isinstance(out, (tuple, list)):
         return [t for i, o in enumerate(out) for t in _flatten(o, f"{where}[{i}]")]
+    if isinstance(out, dict):
+        return [t for k, o in out.items() for t in _flatten(o, f"{where}[{k!r}]")]
     if isinstance(out, (int, float, bool)) or out is None:
         return []
     raise TypeError(f"the function's {where} is a {type(out).__name__}; grad needs Tensors "
@@ -126,11 +130,7 @@ def _seeds(outs, sens):
 
 def _detach(out):
     """Cut outputs from the reverse graph, keeping their forward-mode tangents."""
-    if isinstance(out, Tensor):
-        return forward_ad.detach(out)
-    if isinstance(out, (tuple, list)):
-        return type(out)(_detach(o) for o in out)
-    return out
+    return _tree.map(lambda t: forward_ad.detach(t) if isinstance(t, Tensor) else t, out)
 
 
 # -------------------------------------------------------------------- engine
@@ -159,12 +159,14 @@ def differentiate(fn, args, kwargs, positions, weights, has_aux, sens=None):
             "parameters as an argument instead (e.g. vmap(grad(loss), in_axes=(None, 0))(params, x) "
             "with eagerad.func.functional_call)")
     outer_grad = _grad_state.enabled
-    variables = {}
+    variables = {}     # position -> ([(logical, physical) per leaf], its tree structure)
     call_args = list(args)
     for p in positions or ():
         if p not in variables:
-            variables[p] = _variable(args[p], p, weights, lv)
-            call_args[p] = variables[p][0]
+            leaves, treedef = _tree.flatten(args[p])
+            variables[p] = ([_variable(x, p, weights, lv) for x in leaves], treedef)
+            call_args[p] = treedef.unflatten([v for v, _ in variables[p][0]])
+    pairs = [pair for p in positions or () for pair in variables[p][0]]
 
     _grad_state.enabled = True
     _depth.value += 1
@@ -181,8 +183,8 @@ def differentiate(fn, args, kwargs, positions, weights, has_aux, sens=None):
         seeds = [physical(s, lv) for s in _seeds(outs, sens)]
         outs = [physical(o, lv) for o in outs]
         live = [(o, s) for o, s in zip(outs, seeds) if o._requires_grad]
-        targets = [variables[p][1] for p in positions or ()] + list(weights)
-        own = {id(v) for _, v in variables.values() if v.grad_fn is None}
+        targets = [v for _, v in pairs] + list(weights)
+        own = {id(v) for _, v in pairs if v.grad_fn is None}
         if _depth.value == 1:
             own.update(id(w) for w in weights)
         create = outer_grad and bool(live) and \
@@ -197,13 +199,18 @@ def differentiate(fn, args, kwargs, positions, weights, has_aux, sens=None):
         _depth.value -= 1
         _grad_state.enabled = outer_grad
 
-    n = len(positions or ())
-    logical = [variables[p][0] for p in positions or ()] + list(weights)
+    n = len(pairs)
+    logical = [v for v, _ in pairs] + list(weights)
     grads = [wrap(g, lv) if g is not None and i < n else g for i, g in enumerate(grads)]
     grads = [g if g is not None else zeros_like(t) for g, t in zip(grads, logical)]
     if not create:
         value = _detach(value)
-    return value, aux, grads[:n], grads[n:]
+    input_grads, start = [], 0
+    for p in positions or ():
+        leaves, treedef = variables[p]
+        input_grads.append(treedef.unflatten(grads[start:start + len(leaves)]))
+        start += len(leaves)
+    return value, aux, input_grads, grads[n:]
 
 
 def _shape_result(positions, single_position, input_grads, weights, single_weight, weight_grads,
@@ -249,10 +256,15 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     outputs are summed; with ``has_aux=True`` only the first output is
     differentiated and ``(grads, tuple_of_other_outputs)`` is returned.  With
     ``return_ids=True`` every gradient comes as ``(position or parameter name, grad)``.
+    An argument may be a pytree (nested dicts/lists/tuples of tensors, e.g. parameters
+    as a dict): its gradient has the same structure.
 
     >>> x, y = eagerad.Tensor(1.0), eagerad.Tensor(2.0)
     >>> grad(lambda x, y: x ** 2 + y, grad_position=(0, 1))(x, y)
     (Tensor(shape=[], dtype=Float32, value= 2), Tensor(shape=[], dtype=Float32, value= 1))
+    >>> g = grad(lambda p: (p['w'] * p['b'][0]).sum())({'w': eagerad.ones(2), 'b': [eagerad.Tensor(3.0)]})
+    >>> g['w'].tolist(), g['b'][0].item()
+    ([3.0, 3.0], 2.0)
     """
     return _transform(fn, grad_position, weights, has_aux, return_ids, with_value=False)
 
@@ -264,3 +276,61 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
     (Tensor(shape=[], dtype=Float32, value= 9), Tensor(shape=[], dtype=Float32, value= 6))
     """
     return _transform(fn, grad_position, weights, has_aux, return_ids, with_value=True)
+
+
+class GradOperation(Primitive):
+    """MindSpore's gradient higher-order function: ``GradOperation(...)(fn[, weights])``.
+
+    ``get_all``: gradients of all inputs (else the first only); ``get_by_list``:
+    gradients of the ``weights`` given with ``fn`` (then ``(inputs, weights)``
+    when ``get_all`` too; a single Parameter gets its gradient unwrapped, and ``weights=None``
+    with ``get_all`` gives ``(input_grads, ())``); ``sens_param``: the gradient function takes one more
+    argument, the output's sensitivity (a tuple of them for a tuple output),
+    instead of seeding the outputs with ones.
+
+    >>> dx = GradOperation()(lambda x: x * x)(eagerad.Tensor([3.0]))
+    >>> dx
+    Tensor(shape=[1], dtype=Float32, value= [ 6.00000000e+00])
+    """
+
+    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+        self.get_all = bool(get_all)
+        self.get_by_list = bool(get_by_list)
+        self.sens_param = bool(sens_param)
+
+    def __call__(self, fn, weights=None):
+        if not callable(fn):
+            raise TypeError(f"GradOperation: fn must be callable, got {type(fn).__name__}")
+        if self.get_by_list and weights is None and not self.get_all:
+            raise ValueError("GradOperation(get_by_list=True) needs the weights: "
+                             "grad_op(net, ParameterTuple(net.trainable_params()))")
+        weight_list, single_weight = _as_weights(weights) if self.get_by_list else ((), False)
+
+        def gradient_function(*args, **kwargs):
+            sens = None
+            if self.sens_param:
+                if not args:
+                    raise ValueError("GradOperation(sens_param=True): the last argument must be "
+                                     "the sens, but no argument was given")
+                args, sens = args[:-1], args[-1]
+            if self.get_all:
+                positions = tuple(range(len(args)))
+            elif not self.get_by_list:
+                if not args:
+                    raise ValueError("GradOperation(): grad_position 0 is out of range: the "
+                                     "function was called without arguments")
+                positions = (0,)
+            else:
+                positions = None
+            _, _, gi, gw = differentiate(fn, args, kwargs, positions, weight_list, False, sens)
+            if self.get_by_list:
+                gw = gw[0] if single_weight else tuple(gw)   # one Parameter: its gradient
+                return (tuple(gi), gw) if self.get_all else gw
+            return tuple(gi) if self.get_all else gi[0]
+
+        gradient_function.__name__ = f"grad_of_{getattr(fn, '__name__', type(fn).__name__)}"
+        return gradient_function
+
+    def __repr__(self):
+        return (f"GradOperation(get_all={self.get_all}, get_by_list={self.get_by_list}, "
+                f"sens_param={self.sens_param})")

@@ -206,3 +206,16 @@ def test_every_differentiable_op_has_a_jvp_rule():
 
 def test_top_level_exports():
     assert eagerad.jacrev is F.jacrev and eagerad.hessian is F.hessian and eagerad.vjp is F.vjp
+
+
+def test_vjp_broadcasts_a_scalar_cotangent_as_mindspore():
+    from eagerad import func
+    w = eagerad.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=eagerad.float64)
+    x = eagerad.tensor([0.5, -1.0], dtype=eagerad.float64)
+    _, vjp_fn = eagerad.vjp(lambda t: w @ t, x)
+    assert vjp_fn(eagerad.tensor(2.0, dtype=eagerad.float64))[0].tolist() == [8.0, 12.0]   # 2 * (1, 1) @ w
+    with pytest.raises(ValueError, match=r"v\[0\] has shape \(1,\)"):
+        vjp_fn(eagerad.tensor([2.0], dtype=eagerad.float64))
+    _, torch_style = func.vjp(lambda t: w @ t, x)      # torch.func.vjp refuses it, as torch
+    with pytest.raises(RuntimeError, match="Mismatch in shape"):
+        torch_style(eagerad.tensor(2.0, dtype=eagerad.float64))

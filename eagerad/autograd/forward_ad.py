@@ -22,6 +22,7 @@ from . import batching
 levels = []          # active levels, innermost last (empty: forward AD costs nothing)
 _counter = [0]
 UnpackedDual = collections.namedtuple("UnpackedDual", "primal tangent")
+alias = None         # tensor -> a view of it behind its own graph node: set by the op layer
 
 
 @contextlib.contextmanager
@@ -64,7 +65,6 @@ def make_dual(primal, tangent, level=None):
     if tangent.shape != primal.shape:
         raise ValueError(f"make_dual: tangent shape {tangent.shape} does not match primal shape "
                          f"{primal.shape}")
-    from ..ops import alias
     dual = alias(primal)
     dual._tangents = dict(primal._tangents or {})
     dual._tangents[level] = tangent

@@ -3,7 +3,10 @@
 ``forward`` runs without recording; ``apply`` then records one graph node whose
 backward calls the subclass's ``backward``.  When that backward is written with
 eagerad ops it is recorded under ``create_graph=True``, so the custom op can be
-differentiated again.  An optional ``jvp`` gives forward-mode tangents.
+differentiated again.  An optional ``jvp`` gives forward-mode tangents.  As in
+torch.func, ``forward(*args)`` may leave the context to ``setup_context(ctx, inputs,
+output)``, and a static ``vmap(info, in_dims, *args) -> (output, out_dims)`` batches
+the op inside ``vmap`` (otherwise it runs once per sample).
 
 >>> import eagerad
 >>> class Cube(Function):
@@ -19,6 +22,7 @@ differentiated again.  An optional ``jvp`` gives forward-mode tangents.
 >>> Cube.apply(x).backward(); x.grad.item()
 12.0
 """
+import collections
 import functools
 
 from ..tensor import Tensor, zeros, zeros_like
@@ -121,6 +125,9 @@ class Function:
         raise NotImplementedError("Function subclasses must define a static backward(ctx, *grads)")
 
     jvp = None
+    setup_context = None      # torch.func style: forward(*args) has no ctx; this fills it
+    vmap = None               # vmap(info, in_dims, *args) -> (output, out_dims)
+    generate_vmap_rule = False   # accepted: without a vmap rule every sample runs on its own
 
     @classmethod
     def apply(cls, *args):
@@ -133,13 +140,19 @@ class Function:
         (2.0, 'DoubleBackward')
         """
         if batching.levels and any(type(a) is batching.BatchedTensor for a in args):
+            if cls.vmap is not None:
+                return _apply_vmap_rule(cls, args)
             return batching.apply_per_sample(cls.apply, args)   # inside vmap: per sample
         needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         ctx = FunctionCtx(needs)
         ctx._name = cls.__name__ + "Backward"
         plain = tuple(a.detach() if isinstance(a, Tensor) else a for a in args)
         with no_grad():
-            raw = cls.forward(ctx, *plain)
+            if cls.setup_context is not None:
+                raw = cls.forward(*plain)
+                cls.setup_context(ctx, plain, raw)
+            else:
+                raw = cls.forward(ctx, *plain)
         single = isinstance(raw, Tensor)
         raw = (raw,) if single else tuple(raw)
         for k, o in enumerate(raw):
@@ -167,6 +180,33 @@ class Function:
         if forward_ad.levels:
             _push_tangents(cls, ctx, args, outs)
         return outs[0] if single else outs
+
+
+VmapInfo = collections.namedtuple("VmapInfo", "batch_size randomness")
+
+
+def _apply_vmap_rule(cls, args):
+    """The subclass's ``vmap(info, in_dims, *args)`` on the newest vmap level's values; its
+    outputs' batch axes (``out_dims``) are moved to the front and wrapped again."""
+    level = max(a._level for a in args if type(a) is batching.BatchedTensor)
+    here = [type(a) is batching.BatchedTensor and a._level == level for a in args]
+    n = batching.levels[level]
+    out, out_dims = cls.vmap(VmapInfo(n, "error"), tuple(0 if h else None for h in here),
+                             *[a._value if h else a for a, h in zip(args, here)])
+    single = isinstance(out, Tensor)
+    outs = (out,) if single else tuple(out)
+    dims = (out_dims,) * len(outs) if out_dims is None or isinstance(out_dims, int) else out_dims
+    if len(dims) != len(outs):
+        raise RuntimeError(f"{cls.__name__}.vmap returned {len(outs)} outputs but {len(dims)} "
+                           "out_dims")
+    wrapped = []
+    for o, d in zip(outs, dims):
+        if d is None:       # the same for every sample
+            o = o.reshape((1,) + tuple(o.shape)).broadcast_to((n,) + tuple(o.shape))
+        elif d % o.ndim:
+            o = o.moveaxis(d, 0)
+        wrapped.append(batching.BatchedTensor(o, level))
+    return wrapped[0] if single else tuple(wrapped)
 
 
 def _caller_tensor(t, plain, args):

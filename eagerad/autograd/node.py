@@ -53,6 +53,31 @@ class Node:
     def __repr__(self):
         return f"<{self.name} object at {id(self):#x}>"
 
+    @property
+    def torch_name(self):
+        """PyTorch's class name for this node (``MulBackward0``: built-in ops carry the
+        overload suffix, custom Functions keep their own ``NameBackward``); what the
+        PyTorch face prints in ``grad_fn=<...>``.
+
+        >>> (eagerad.tensor(1.0, requires_grad=True) * 2).grad_fn.torch_name
+        'MulBackward0'
+        """
+        return self.name + "0" if self.op is not None else self.name
+
+    @property
+    def next_functions(self):
+        """``((node or AccumulateGrad or None, output index), ...)``, one per input, as
+        PyTorch's: a leaf that requires grad appears as ``AccumulateGrad``, an input that
+        does not as ``(None, 0)``.
+
+        >>> x = eagerad.tensor(1.0, requires_grad=True)
+        >>> [(type(f).__name__, i) for f, i in (x.exp() * x).grad_fn.next_functions]
+        [('Node', 0), ('AccumulateGrad', 0)]
+        """
+        return tuple((None, 0) if e is None else
+                     (AccumulateGrad(e[0]), 0) if isinstance(e[0], Tensor) else e
+                     for e in self.next)
+
     def __call__(self, *args):
         raise TypeError(f"{self.name} is a graph node; call backward() on its output instead")
 
@@ -108,3 +133,28 @@ class Node:
             self.inputs = self.backward_fn = None
             self.saved_versions = ()
             self.out_data = self.out_version = self.out_tangents = None
+
+
+class AccumulateGrad:
+    """PyTorch's face of a leaf in ``grad_fn.next_functions``: where gradients accumulate
+    into ``variable.grad``.
+
+    >>> x = eagerad.tensor(1.0, requires_grad=True)
+    >>> acc, idx = (x * 2).grad_fn.next_functions[0]; acc.variable is x, idx, acc
+    (True, 0, <AccumulateGrad>)
+    """
+    __slots__ = ("variable",)
+    name = torch_name = "AccumulateGrad"
+    next_functions = ()
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def __eq__(self, other):
+        return isinstance(other, AccumulateGrad) and other.variable is self.variable
+
+    def __hash__(self):
+        return id(self.variable)
+
+    def __repr__(self):
+        return "<AccumulateGrad>"

@@ -1,4 +1,4 @@
-"""MindSpore's primitive classes (``ops.MatMul()(x, y)``) and ``GradOperation``.
+"""MindSpore's primitive classes (``ops.MatMul()(x, y)``).
 
 MindSpore code builds an operator object once (often in a Cell's
 ``__init__``) and calls it later.  Each class here is a thin callable over
@@ -102,61 +102,10 @@ class ReduceSum(Primitive):
         return f"ReduceSum(keep_dims={self.keep_dims})"
 
 
-class GradOperation(Primitive):
-    """MindSpore's gradient higher-order function: ``GradOperation(...)(fn[, weights])``.
-
-    ``get_all``: gradients of all inputs (else the first only); ``get_by_list``:
-    gradients of the ``weights`` given with ``fn`` (then ``(inputs, weights)``
-    when ``get_all`` too; a single Parameter gets its gradient unwrapped, and ``weights=None``
-    with ``get_all`` gives ``(input_grads, ())``); ``sens_param``: the gradient function takes one more
-    argument, the output's sensitivity (a tuple of them for a tuple output),
-    instead of seeding the outputs with ones.
-
-    >>> dx = GradOperation()(lambda x: x * x)(eagerad.Tensor([3.0]))
-    >>> dx
-    Tensor(shape=[1], dtype=Float32, value= [ 6.00000000e+00])
-    """
-
-    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
-        self.get_all = bool(get_all)
-        self.get_by_list = bool(get_by_list)
-        self.sens_param = bool(sens_param)
-
-    def __call__(self, fn, weights=None):
-        # transforms sits above ops in the layering, so it is imported at call time
-        from ..transforms import _as_weights, differentiate
-        if not callable(fn):
-            raise TypeError(f"GradOperation: fn must be callable, got {type(fn).__name__}")
-        if self.get_by_list and weights is None and not self.get_all:
-            raise ValueError("GradOperation(get_by_list=True) needs the weights: "
-                             "grad_op(net, ParameterTuple(net.trainable_params()))")
-        weight_list, single_weight = _as_weights(weights) if self.get_by_list else ((), False)
-
-        def gradient_function(*args, **kwargs):
-            sens = None
-            if self.sens_param:
-                if not args:
-                    raise ValueError("GradOperation(sens_param=True): the last argument must be "
-                                     "the sens, but no argument was given")
-                args, sens = args[:-1], args[-1]
-            if self.get_all:
-                positions = tuple(range(len(args)))
-            elif not self.get_by_list:
-                if not args:
-                    raise ValueError("GradOperation(): grad_position 0 is out of range: the "
-                                     "function was called without arguments")
-                positions = (0,)
-            else:
-                positions = None
-            _, _, gi, gw = differentiate(fn, args, kwargs, positions, weight_list, False, sens)
-            if self.get_by_list:
-                gw = gw[0] if single_weight else tuple(gw)   # one Parameter: its gradient
-                return (tuple(gi), gw) if self.get_all else gw
-            return tuple(gi) if self.get_all else gi[0]
-
-        gradient_function.__name__ = f"grad_of_{getattr(fn, '__name__', type(fn).__name__)}"
-        return gradient_function
-
-    def __repr__(self):
-        return (f"GradOperation(get_all={self.get_all}, get_by_list={self.get_by_list}, "
-                f"sens_param={self.sens_param})")
+def __getattr__(name):
+    """``GradOperation`` lives with the transforms (``eagerad.transforms``); found here until
+    ``ops/__init__`` stops importing it from this module."""
+    if name == "GradOperation":
+        from ..transforms import GradOperation
+        return GradOperation
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

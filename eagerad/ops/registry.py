@@ -444,6 +444,14 @@ def map_samples(fn, values, bdims, n):
 batching.map_samples = map_samples   # for custom Functions, which live below the op layer
 
 
+def _alias(t):
+    from .shape import alias      # the family module imports this one, so look it up late
+    return alias(t)
+
+
+forward_ad.alias = _alias            # make_dual's view, for forward mode below the op layer
+
+
 def fit_gradient(g, like):
     """Undo broadcasting by summing and match the input's dtype.
 
