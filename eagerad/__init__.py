@@ -22,6 +22,14 @@ from .ops import stop_gradient
 from .transforms import grad, value_and_grad
 from .functional import hessian, jacfwd, jacrev, jvp, vjp
 from .vectorize import vmap
+import sys as _sys
+from . import func                                   # torch.func
+from . import autograd_functional as _autograd_functional
+autograd.functional = _autograd_functional           # torch.autograd.functional
+_sys.modules[__name__ + ".autograd.functional"] = _autograd_functional   # `import eagerad.autograd.functional`
+from .custom import custom_jvp, custom_vjp
+from .transforms import GradOperation
+ops.GradOperation = GradOperation                    # MindSpore's ops.GradOperation, living with the transforms
 from . import amp
 from . import nn
 from . import optim  # eagerad.optim.Adam, eagerad.optim.lr_scheduler, as torch.optim
