@@ -20,7 +20,8 @@ import numpy as np
 
 from .. import backend
 from .. import dtype as dt
-from ..tensor import Tensor
+from ..autograd import batching
+from ..tensor import Tensor, arange
 from .activations import log_sigmoid
 from .convolution import _floats
 from .linalg import matmul
@@ -250,6 +251,18 @@ def _picked(last, weights):
     return (where(weights == 0, 0.0, last) * weights).sum(axis=-1)
 
 
+def _hot(name, target, depth, dtype):
+    """One-hot rows of class indices as a comparison with ``arange`` (elementwise ops, so
+    vmap batches them); a label outside ``[0, depth)`` raises, read from the values under
+    any vmap levels."""
+    values = batching.unwrap(target)[0].numpy()
+    if values.size and (values.min() < 0 or values.max() >= depth):
+        raise ValueError(f"{name}: class indices must lie in [0, {depth}) (or be ignore_index), "
+                         f"got values from {values.min()} to {values.max()}")
+    classes = arange(depth, device=target.device)
+    return (target.reshape(target.shape + (1,)) == classes).astype(dtype)
+
+
 def _nll_parts(name, logp, target, weight, ignore_index):
     """Per-element ``-w[t] logp[t]``, the per-element weights ``w[t]`` (0 where ignored),
     and the classes-last log-probabilities."""
@@ -259,7 +272,7 @@ def _nll_parts(name, logp, target, weight, ignore_index):
     c = logp.shape[1] if logp.ndim > 1 else logp.shape[0]
     valid = target != ignore_index
     safe = where(valid, target, 0)
-    hot = one_hot(safe, c, logp.dtype)
+    hot = _hot(name, safe, c, logp.dtype)
     last = _classes_last(logp)
     w_t = valid.astype(logp.dtype)
     if weight is not None:
