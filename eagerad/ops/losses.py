@@ -28,7 +28,7 @@ from .linalg import matmul
 from .math import as_tensor, log, maximum, sqrt, where
 from .nn_ops import REDUCTIONS, log_softmax, one_hot, reduce_loss, softmax
 from .reduction import logsumexp
-from .registry import export
+from .registry import Case, U, defop, export, move_batch
 from .shape import stack
 
 # ----------------------------------------------------------------- layers' maths
@@ -46,8 +46,41 @@ def linear(input, weight, bias=None):
     if weight.ndim not in (1, 2) or x.ndim == 0 or x.shape[-1] != weight.shape[-1]:
         raise ValueError(f"linear: input of shape {x.shape} and weight of shape {weight.shape} "
                          "do not match: the weight is (out_features, in_features)")
-    out = matmul(x, weight.T if weight.ndim == 2 else weight)
+    out = _linear(x, weight) if weight.ndim == 2 else matmul(x, weight)
     return out if bias is None else out + as_tensor(bias, out).astype(out.dtype)
+
+
+def _linear_forward(B, x, w):
+    """``x @ w.T`` as ONE 2-D product of all of x's rows (what a batched ``x`` under vmap
+    also becomes, so vmap gives the very numbers of the batched call)."""
+    k, n = x.shape[-1], w.shape[0]
+    out = B.matmul(B.reshape(x, (math.prod(x.shape[:-1]), k)), B.transpose(w, (1, 0)))
+    return B.reshape(out, x.shape[:-1] + (n,))
+
+
+def _linear_grad_w(g, ans, x, w):
+    rows = math.prod(x.shape[:-1])
+    return matmul(g.reshape(rows, w.shape[0]).T, x.reshape(rows, w.shape[1]))
+
+
+def _linear_batch(args, bdims):
+    """vmap of ``x @ w.T``: a batched ``x`` folds into the rows of one product; a batched
+    ``w`` (per-sample weights) is a stacked matmul."""
+    x, w = (a if d in (None, 0) else move_batch(a, d) for a, d in zip(args, bdims))
+    if bdims[1] is None:
+        return _linear(x, w), 0
+    lead = x.shape[:-1] if bdims[0] is not None else (1,) + x.shape[:-1]
+    rows = x.reshape((lead[0], math.prod(lead[1:]), x.shape[-1]))
+    out = matmul(rows, w.swapaxes(-1, -2))
+    return out.reshape((w.shape[0],) + lead[1:] + (w.shape[1],)), 0
+
+
+_linear = defop("linear", _linear_forward,
+                vjp=(lambda g, ans, x, w: matmul(g, w), _linear_grad_w),
+                jvp=(lambda t, ans, x, w: _linear(t, w), lambda t, ans, x, w: _linear(x, t)),
+                batch=_linear_batch,
+                cases=[Case(U(4, 3), U(2, 3)), Case(U(3), U(2, 3)), Case(U(2, 5, 3), U(4, 3)),
+                       Case(U(0, 3), U(2, 3)), Case(U(3, 0), U(2, 0))])
 
 
 @export
