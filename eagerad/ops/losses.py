@@ -53,9 +53,9 @@ def linear(input, weight, bias=None):
 def _linear_forward(B, x, w):
     """``x @ w.T`` as ONE 2-D product of all of x's rows (what a batched ``x`` under vmap
     also becomes, so vmap gives the very numbers of the batched call)."""
-    k, n = x.shape[-1], w.shape[0]
-    out = B.matmul(B.reshape(x, (math.prod(x.shape[:-1]), k)), B.transpose(w, (1, 0)))
-    return B.reshape(out, x.shape[:-1] + (n,))
+    lead, k = tuple(x.shape)[:-1], x.shape[x.ndim - 1]    # (the CUDA simulator's shapes
+    out = B.matmul(B.reshape(x, (math.prod(lead), k)), B.transpose(w, (1, 0)))  # index >= 0)
+    return B.reshape(out, lead + (w.shape[0],))
 
 
 def _linear_grad_w(g, ans, x, w):
