@@ -363,6 +363,12 @@ def _pool_geometry(name, x, kernel_size, stride, padding, dilation, ceil_mode):
     stride = kernel if stride is None or stride == () else \
         _positive(_ints(stride, 2, "stride"), f"{name}: stride")
     dilation = _positive(_ints(dilation, 2, "dilation"), f"{name}: dilation")
+    if isinstance(padding, str) and padding == "same":
+        # MindSpore's (and TensorFlow's) pad_mode='same': ceil(n / stride) windows, the
+        # padding split evenly with the odd cell at the bottom/right, none of it counted
+        pads = _same_pads(x.shape[2:], kernel, stride, dilation)
+        _check_geometry(name, x.shape[2:], kernel, stride, dilation, pads)
+        return kernel, stride, dilation, (0, 0), pads
     pad = _ints(padding, 2, "padding")
     if any(p < 0 or 2 * p > k for p, k in zip(pad, kernel)):
         raise ValueError(f"{name}: padding {pad} must be at most half the kernel {kernel}")
@@ -452,16 +458,14 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 def _window_counts(x, kernel, stride, pad, pads, count_include_pad):
-    """How many cells of each window the average divides by: those inside the padded
-    image (``count_include_pad``) or inside the image itself."""
+    """How many cells of each window the average divides by: those inside the image
+    padded by the symmetric ``pad`` (``count_include_pad``) or inside the image itself;
+    the rest of ``pads`` (ceil_mode's, 'same''s) never counts."""
     h, w = x.shape[2:]
-    inside = np.zeros((1, 1, h + 2 * pad[0], w + 2 * pad[1]), np.float64)
-    if count_include_pad:
-        inside[...] = 1.0
-    else:
-        inside[:, :, pad[0]:pad[0] + h, pad[1]:pad[1] + w] = 1.0
-    extra = (0, pads[1] - pads[0], 0, pads[3] - pads[2])
-    counts = cpu_nn.unfold(inside, kernel, stride, (1, 1), extra, 0.0).sum(axis=(2, 3))
+    p = pad if count_include_pad else (0, 0)
+    inside = np.ones((1, 1, h + 2 * p[0], w + 2 * p[1]), np.float64)
+    rest = (pads[0] - p[0], pads[1] - p[0], pads[2] - p[1], pads[3] - p[1])
+    counts = cpu_nn.unfold(inside, kernel, stride, (1, 1), rest, 0.0).sum(axis=(2, 3))
     return Tensor(counts, dtype=x.dtype, device=x.device)
 
 
