@@ -1,8 +1,9 @@
 """tutorials/physics_newton.py: the Hessian of the chain energy (norm, cumsum, erf terms)
 equals central differences of its gradient, and Newton's method drives the gradient to
 round-off with quadratic convergence at the end, at a positive definite minimum."""
-import importlib.util
 import os
+import runpy
+import types
 
 import numpy as np
 
@@ -10,15 +11,8 @@ PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                     "physics_newton.py")
 
 
-def _tutorial():
-    spec = importlib.util.spec_from_file_location("physics_newton_tutorial", PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_hessian_matches_finite_differences_and_newton_converges():
-    phys = _tutorial()
+    phys = types.SimpleNamespace(**runpy.run_path(PATH))     # without running main()
     x0 = phys.start()
     # a point where the contact term is active: the chain pushed below the floor
     below = phys.eagerad.tensor(x0.numpy() + np.tile([0.0, -0.6], phys.N))

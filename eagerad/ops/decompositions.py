@@ -24,6 +24,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .math import as_tensor, where
+from .primitives import Primitive
 from .reduction import _spread
 from .registry import OPS, Case, U, defop, export
 from .shape import concat
@@ -728,3 +729,42 @@ SlogdetResult.__doc__ = """``(sign, logabsdet)`` of ``slogdet`` (numpy's and PyT
 >>> SlogdetResult(1.0, 0.0).logabsdet
 0.0
 """
+
+# ------------------------------------------------------------ MindSpore primitive classes
+
+
+def configured_primitive(name, call, **defaults):
+    """A MindSpore primitive class whose constructor takes the keywords ``defaults``
+    (positionally too, in that order) and whose instances run ``call(*inputs, **config)``:
+    ``ops.Cholesky(upper=True)(x)``.
+
+    >>> Twice = configured_primitive("Twice", lambda x, by: x * by, by=2)
+    >>> Twice()(eagerad.tensor([1.0])).tolist(), Twice(by=3), Twice(5)(eagerad.tensor([1.0])).tolist()
+    ([2.0], Twice(by=3), [5.0])
+    """
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(defaults) or set(kwargs) - set(defaults):
+            raise TypeError(f"ops.{name}: takes the arguments {tuple(defaults)}, got {args} "
+                            f"and {sorted(kwargs)}")
+        self.config = {**defaults, **dict(zip(defaults, args)), **kwargs}
+
+    def __call__(self, *inputs):
+        return call(*inputs, **self.config)
+
+    def __repr__(self):
+        return f"{name}({', '.join(f'{k}={v!r}' for k, v in self.config.items())})"
+
+    cls = type(name, (Primitive,), {"__init__": __init__, "__call__": __call__,
+                                    "__repr__": __repr__, "__module__": "eagerad.ops",
+                                    "__doc__": f"MindSpore's ``ops.{name}``."})
+    return export(cls, name=name)
+
+
+def _adjoint_inverse(x, adjoint):
+    return inv(mT(x) if adjoint else x)
+
+
+configured_primitive("Cholesky", cholesky, upper=False)
+configured_primitive("MatrixInverse", _adjoint_inverse, adjoint=False)
+export(det, name="matrix_determinant", primitive="MatrixDeterminant")
+export(slogdet, name="log_matrix_determinant", primitive="LogMatrixDeterminant")

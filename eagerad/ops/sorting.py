@@ -15,6 +15,7 @@ sort, copy back); everything around it stays on the device.
 Tensor(shape=[3], dtype=Float32, value= [ 1.00000000e+00  2.00000000e+00  3.00000000e+00])
 """
 from .cumulative import ValuesIndices, batch_along_axes, one_axis
+from .decompositions import configured_primitive
 from .indexing import take_along_axis
 from .registry import METHODS, defop, export
 
@@ -118,3 +119,9 @@ def kthvalue(x, k, dim=-1, keepdim=False, *, axis=None):
         return ValuesIndices(values, indices)
     index = (slice(None),) * ax + (slice(k - 1, k) if keepdim else k - 1,)
     return ValuesIndices(values[index], indices[index])
+
+
+# MindSpore's primitive classes: values and indices, as MindSpore's operators return
+configured_primitive("Sort", lambda x, axis, descending: ValuesIndices(
+    sort(x, axis, descending), argsort(x, axis, descending)), axis=-1, descending=False)
+configured_primitive("TopK", lambda x, k, sorted: topk(x, k, sorted=sorted), sorted=True)
