@@ -89,7 +89,7 @@ def _kth(x, k, axis, dim, descending, name, low):
     return values, indices, ax if x.ndim else None, int(k)
 
 
-@export(methods=("topk",), primitive="TopK")
+@export(methods=("topk",))
 def topk(x, k, dim=-1, largest=True, sorted=True, *, axis=None):
     """The ``k`` largest (or smallest) entries along ``dim`` and their indices,
     ``(values, indices)`` as PyTorch and MindSpore; the gradient goes to the selected
