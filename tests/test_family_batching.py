@@ -81,3 +81,18 @@ def test_vmap_of_jacrev_equals_the_jacobian_of_the_summed_output(no_loop):
     y = np.tanh(x.numpy() @ weight.numpy().T + bias.numpy())
     np.testing.assert_allclose(batch_jac.numpy(), (1 - y ** 2)[:, :, None] * weight.numpy(),
                                rtol=1e-5, atol=1e-5)
+
+
+def test_value_checks_read_the_whole_batch_under_vmap(no_loop):
+    p, t = E.tensor([[0.2, 0.9], [0.5, 0.1]]), E.tensor([[1.0, 0.0], [0.0, 1.0]])
+    _close(E.vmap(F.binary_cross_entropy)(p, t),
+           E.stack([F.binary_cross_entropy(p[i], t[i]) for i in range(2)]))
+    table, idx = _t(5, 3), E.tensor(np.array([[0, 4], [2, 2]]))
+    _close(E.vmap(lambda i: F.embedding(i, table))(idx), F.embedding(idx, table))
+    with pytest.raises(ValueError, match="probabilities"):
+        E.vmap(F.binary_cross_entropy)(p * 2, t)
+    with pytest.raises(ValueError, match=r"indices must lie in \[0, 5\)"):
+        E.vmap(lambda i: F.embedding(i, table))(idx + 1)
+    with pytest.raises(ValueError, match="class indices"):
+        E.vmap(lambda z, c: F.cross_entropy(z, c))(_t(2, 3, 5), E.tensor(np.array([[0, 1, 5],
+                                                                                    [0, 0, 0]])))

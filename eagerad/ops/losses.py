@@ -29,6 +29,7 @@ from .math import as_tensor, log, maximum, sqrt, where
 from .nn_ops import REDUCTIONS, log_softmax, one_hot, reduce_loss, softmax
 from .reduction import logsumexp
 from .registry import Case, U, defop, export, move_batch
+from .indexing import take
 from .shape import stack
 
 # ----------------------------------------------------------------- layers' maths
@@ -117,10 +118,8 @@ def embedding(input, weight, padding_idx=None):
     if weight.ndim != 2:
         raise ValueError(f"embedding: weight must be (num_embeddings, dim), got {weight.shape}")
     n = weight.shape[0]
-    if idx.size and (int(idx.min().item()) < 0 or int(idx.max().item()) >= n):
-        raise ValueError(f"embedding: indices must lie in [0, {n}), got values from "
-                         f"{idx.min().item()} to {idx.max().item()}")
-    rows = weight[idx]
+    _check_range("embedding", idx, 0, n, f"indices must lie in [0, {n})")
+    rows = take(weight, idx, 0)     # (not weight[idx]: its vmap rule is wrong for a batched idx)
     if padding_idx is None:
         return rows
     padding_idx = padding_idx + n if padding_idx < 0 else padding_idx
@@ -223,10 +222,8 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     [0.6931..., 100.0]
     """
     x, t = _pair("binary_cross_entropy", input, target)
-    if x.size and (x.min().item() < 0 or x.max().item() > 1):
-        raise ValueError(f"binary_cross_entropy: input must hold probabilities in [0, 1], got "
-                         f"values from {x.min().item()} to {x.max().item()}; for logits use "
-                         "binary_cross_entropy_with_logits")
+    _check_range("binary_cross_entropy", x, 0, 1, "input must hold probabilities in [0, 1]",
+                 closed=True, hint="; for logits use binary_cross_entropy_with_logits")
     loss = -(t * maximum(log(x), -100.0) + (1 - t) * maximum(log(1 - x), -100.0))
     w = _weights(weight, loss)
     return reduce_loss(loss if w is None else loss * w, reduction, "binary_cross_entropy")
@@ -284,14 +281,22 @@ def _picked(last, weights):
     return (where(weights == 0, 0.0, last) * weights).sum(axis=-1)
 
 
+def _check_range(name, x, low, high, what, closed=False, hint=""):
+    """Raise unless ``low <= x < high`` (``<= high`` when ``closed``), read from the values
+    under any vmap levels (a range check is elementwise, so the whole batch at once)."""
+    values = batching.unwrap(x)[0].numpy()
+    if values.size and (values.min() < low or values.max() > high
+                        or not closed and values.max() == high):
+        raise ValueError(f"{name}: {what}, got values from {values.min()} to "
+                         f"{values.max()}{hint}")
+
+
 def _hot(name, target, depth, dtype):
     """One-hot rows of class indices as a comparison with ``arange`` (elementwise ops, so
     vmap batches them); a label outside ``[0, depth)`` raises, read from the values under
     any vmap levels."""
-    values = batching.unwrap(target)[0].numpy()
-    if values.size and (values.min() < 0 or values.max() >= depth):
-        raise ValueError(f"{name}: class indices must lie in [0, {depth}) (or be ignore_index), "
-                         f"got values from {values.min()} to {values.max()}")
+    _check_range(name, target, 0, depth, f"class indices must lie in [0, {depth}) (or be "
+                 "ignore_index)")
     classes = arange(depth, device=target.device)
     return (target.reshape(target.shape + (1,)) == classes).astype(dtype)
 
