@@ -25,7 +25,8 @@ def test_every_family_op_has_a_batching_rule():
 @pytest.fixture
 def no_loop(monkeypatch):
     def refuse(op, *args):
-        raise AssertionError(f"{getattr(op, 'name', op)} fell back to the per-sample loop inside vmap")
+        raise AssertionError(f"{getattr(op, 'name', op)} fell back to the per-sample loop "
+                             "inside vmap")
     monkeypatch.setattr(registry, "loop_batch", refuse)
     monkeypatch.setattr(batching, "map_samples", lambda fn, *a: refuse(fn))
 

@@ -739,7 +739,8 @@ def configured_primitive(name, call, **defaults):
     ``ops.Cholesky(upper=True)(x)``.
 
     >>> Twice = configured_primitive("Twice", lambda x, by: x * by, by=2)
-    >>> Twice()(eagerad.tensor([1.0])).tolist(), Twice(by=3), Twice(5)(eagerad.tensor([1.0])).tolist()
+    >>> one = eagerad.tensor([1.0])
+    >>> Twice()(one).tolist(), Twice(by=3), Twice(5)(one).tolist()
     ([2.0], Twice(by=3), [5.0])
     """
     def __init__(self, *args, **kwargs):

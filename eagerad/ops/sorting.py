@@ -122,6 +122,6 @@ def kthvalue(x, k, dim=-1, keepdim=False, *, axis=None):
 
 
 # MindSpore's primitive classes: values and indices, as MindSpore's operators return
-configured_primitive("Sort", lambda x, axis, descending: ValuesIndices(
-    sort(x, axis, descending), argsort(x, axis, descending)), axis=-1, descending=False)
+configured_primitive("Sort", lambda x, axis, descending: sort_with_indices(x, axis, descending),
+                     axis=-1, descending=False)
 configured_primitive("TopK", lambda x, k, sorted: topk(x, k, sorted=sorted), sorted=True)
