@@ -219,8 +219,9 @@ def svdvals(A):
 
 def qr(A, mode="reduced"):
     """``(Q, R)`` with ``A = Q R``: ``mode`` 'reduced' (Q is m x min(m, n)), 'complete'
-    (Q is m x m) or 'r' (R alone, as numpy).  Differentiable where PyTorch's is: rows
-    >= columns; complete mode with more rows than columns refuses a gradient.
+    (Q is m x m) or 'r' (R alone, as numpy).  Differentiable where PyTorch's is: A of
+    full rank (wide A: its first m columns independent); complete mode with more rows
+    than columns refuses a gradient.
 
     >>> Q, R = qr(eagerad.tensor([[3.0, 1.0], [4.0, 2.0]]))
     >>> [round(abs(x), 6) for x in R.reshape(-1).tolist()]

@@ -271,3 +271,33 @@ def test_forward_mode_through_the_compositions_matches_finite_differences(fn):
     eps = 1e-6
     numeric = (fn(eagerad.tensor(x + eps * t)).numpy() - fn(eagerad.tensor(x - eps * t)).numpy()) / (2 * eps)
     np.testing.assert_allclose(tangent.numpy(), numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_tensor_repeat_reads_the_face_from_the_call():
+    x = eagerad.tensor(np.arange(6.0).reshape(2, 3))
+    # PyTorch: sizes (ints, a tuple or a Size), at least x.ndim of them -> tiling
+    np.testing.assert_array_equal(x.repeat(2, 3, 1).numpy(), np.tile(x.numpy(), (2, 3, 1)))
+    np.testing.assert_array_equal(x.repeat((1, 2)).numpy(), np.tile(x.numpy(), (1, 2)))
+    np.testing.assert_array_equal(x.repeat(eagerad.ones(3, 2).shape).numpy(), np.tile(x.numpy(), (3, 2)))
+    # numpy/MindSpore: axis= given, or fewer sizes than dimensions -> per-entry repetition
+    np.testing.assert_array_equal(x.repeat(2, axis=1).numpy(), x.numpy().repeat(2, axis=1))
+    np.testing.assert_array_equal(x.repeat([1, 3], axis=0).numpy(), x.numpy().repeat([1, 3], 0))
+    np.testing.assert_array_equal(x.repeat(2).numpy(), x.numpy().repeat(2))
+    # both readings valid and different: refused, naming the way out
+    for call in (lambda: x.repeat(2, 1), lambda: eagerad.tensor([1, 2]).repeat(2)):
+        with pytest.raises(ValueError, match="tile.*repeat_interleave"):
+            call()
+    # both readings agree: no refusal
+    assert eagerad.tensor([7.0]).repeat(3).tolist() == [7.0, 7.0, 7.0]
+    assert eagerad.tensor([1, 2]).repeat(1).tolist() == [1, 2]
+    with pytest.raises(TypeError, match="repeat"):
+        x.repeat(1.5)
+
+
+def test_tensor_repeat_gradient_sums_the_copies():
+    x = eagerad.tensor([1.0, 2.0], requires_grad=True)
+    (x.repeat(3, axis=0) * eagerad.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])).sum().backward()
+    assert x.grad.tolist() == [6.0, 15.0]
+    x.grad = None
+    (x.repeat(2, 2) * eagerad.tensor(np.arange(8.0).reshape(2, 4))).sum().backward()
+    assert x.grad.tolist() == [0 + 2 + 4 + 6, 1 + 3 + 5 + 7]

@@ -59,7 +59,33 @@ def test_pool_layers_faces():
     assert CL.AvgPool2d(kernel_size=3, stride=3, pad_mode="pad", padding=1)(x).shape == (1, 2, 2, 2)
     assert CL.AdaptiveAvgPool2d((1, 1))(x).shape == (1, 2, 1, 1)
     with pytest.raises(ValueError, match="pad_mode"):
-        CL.MaxPool2d(2, pad_mode="same")
+        CL.MaxPool2d(2, pad_mode="full")
+    with pytest.raises(ValueError, match="needs pad_mode='pad'"):
+        CL.AvgPool2d(2, pad_mode="same", padding=1)
+
+
+def _same_pool_reference(x, k, s, reduce):
+    """TensorFlow's (MindSpore's) 'SAME' pooling by loops: window i covers rows
+    [i*s - top, i*s - top + k) clipped to the image, top = total // 2."""
+    n = x.shape[-1]
+    out_n = -(-n // s)
+    top = max(0, (out_n - 1) * s + k - n) // 2
+    out = np.empty(x.shape[:2] + (out_n, out_n))
+    for i in range(out_n):
+        for j in range(out_n):
+            r0, c0 = i * s - top, j * s - top
+            win = x[:, :, max(r0, 0):r0 + k, max(c0, 0):c0 + k]
+            out[:, :, i, j] = reduce(win, axis=(2, 3))
+    return out
+
+
+@pytest.mark.parametrize("size,k,s", [(5, 2, 2), (6, 3, 1), (7, 3, 2), (4, 4, 3)])
+def test_pool_layers_mindspore_same(size, k, s):
+    x = eagerad.tensor(RNG.normal(size=(1, 2, size, size)))
+    for layer, reduce in ((CL.MaxPool2d, np.max), (CL.AvgPool2d, np.mean)):
+        out = layer(kernel_size=k, stride=s, pad_mode="same")(x)
+        np.testing.assert_allclose(out.numpy(), _same_pool_reference(x.numpy(), k, s, reduce),
+                                   rtol=1e-12)
 
 
 def test_batch_norm_modes_and_running_statistics():
@@ -104,7 +130,7 @@ def test_layer_group_norm_and_embedding_faces():
     x = eagerad.tensor(RNG.normal(size=(2, 3, 4)))
     ln = CL.LayerNorm((3, 4))
     np.testing.assert_allclose(ln(x).numpy().reshape(2, -1).std(axis=1), 1, rtol=1e-4)
-    ms_ln = CL.LayerNorm((3, 4), begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7)
+    ms_ln = CL.LayerNorm((3, 4), begin_norm_axis=1, begin_params_axis=1, epsilon=1e-5)
     assert names(ms_ln) == ["gamma", "beta"]
     np.testing.assert_allclose(ms_ln(x).numpy(), ln(x).numpy(), atol=1e-5)
     with pytest.raises(ValueError, match="begin_norm_axis"):
@@ -197,3 +223,27 @@ def test_loss_cells_orders_and_options():
     np.testing.assert_allclose(LX.BCELoss()(t, t).item(), L.binary_cross_entropy(t, t).item())
     with pytest.raises(ValueError, match="reduction"):
         LX.KLDivLoss("avg")
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("dims,padding", [(2, 1), (2, (2, 1)), (2, "same"), (1, 2), (1, "same")])
+def test_conv_padding_modes_match_pytorch(mode, dims, padding):
+    torch = pytest.importorskip("torch")
+    shape = (2, 3, 6, 5) if dims == 2 else (2, 3, 7)
+    x = RNG.normal(size=shape)
+    layer = (CL.Conv2d if dims == 2 else CL.Conv1d)(3, 4, 3, padding=padding, padding_mode=mode,
+                                                     dtype=eagerad.float64)
+    ref = (torch.nn.Conv2d if dims == 2 else torch.nn.Conv1d)(3, 4, 3, padding=padding,
+                                                               padding_mode=mode).double()
+    with torch.no_grad():
+        ref.weight.copy_(torch.tensor(layer.weight.numpy()))
+        ref.bias.copy_(torch.tensor(layer.bias.numpy()))
+    np.testing.assert_allclose(layer(eagerad.tensor(x)).numpy(),
+                               ref(torch.tensor(x)).detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_conv_padding_mode_refused_where_pytorch_refuses():
+    with pytest.raises(ValueError, match="padding_mode"):
+        CL.Conv2d(1, 1, 3, padding_mode="mirror")
+    with pytest.raises(ValueError, match="padding_mode"):
+        CL.ConvTranspose2d(1, 1, 3, padding_mode="reflect")

@@ -216,7 +216,8 @@ def test_unfold_and_fold_batching_rules_match_a_loop():
 
 @pytest.mark.parametrize("call,match", [
     (lambda: C.conv2d(eagerad.ones(1, 3, 4, 4), eagerad.ones(2, 2, 3, 3)), "input channels"),
-    (lambda: C.conv2d(eagerad.ones(3, 4, 4), eagerad.ones(2, 3, 3, 3)), "4 dimensions"),
+    (lambda: C.conv2d(eagerad.ones(4, 4), eagerad.ones(2, 3, 3, 3)), "4 dimensions"),
+    (lambda: C.conv1d(eagerad.ones(3, 4), eagerad.ones(2, 3)), "weight must have 3"),
     (lambda: C.conv2d(eagerad.ones(1, 4, 4, 4), eagerad.ones(3, 2, 3, 3), groups=2), "groups"),
     (lambda: C.conv2d(eagerad.ones(1, 1, 2, 2), eagerad.ones(1, 1, 3, 3)), "smaller than"),
     (lambda: C.conv2d(eagerad.ones(1, 1, 4, 4), eagerad.ones(1, 1, 3, 3), padding="full"), "padding"),
@@ -228,3 +229,15 @@ def test_unfold_and_fold_batching_rules_match_a_loop():
 def test_bad_arguments_are_named(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_unbatched_input_as_pytorch():
+    # PyTorch's conv1d/conv2d take (C, L) / (C, H, W): the batched result's one sample
+    rng = np.random.default_rng(5)
+    x = eagerad.tensor(rng.standard_normal((2, 5, 6)))
+    w = eagerad.tensor(rng.standard_normal((3, 2, 3, 3)))
+    np.testing.assert_allclose(C.conv2d(x, w, padding=1).numpy(),
+                               C.conv2d(x.reshape(1, 2, 5, 6), w, padding=1).numpy()[0])
+    x1, w1 = x[:, 0], w[:, :, 0]
+    np.testing.assert_allclose(C.conv1d(x1, w1, stride=2).numpy(),
+                               C.conv1d(x1.reshape(1, 2, 6), w1, stride=2).numpy()[0])

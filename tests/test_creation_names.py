@@ -47,3 +47,22 @@ def test_bad_shapes_and_dtypes_are_type_errors():
         ops.zeros((2,), mstype.float32, dtype=mstype.float64)
     with pytest.raises(TypeError, match="shape must be ints"):
         ops.ones(2.5)
+
+
+def test_random_creation_names():
+    from eagerad import ops
+    eagerad.set_seed(3)
+    a = ops.randn(2, 3)
+    eagerad.set_seed(3)
+    np.testing.assert_array_equal(a.numpy(), eagerad.randn(2, 3).numpy())   # the global generator
+    assert a.dtype == eagerad.float32 and ops.rand((4,), eagerad.float64).dtype == eagerad.float64
+    # MindSpore's seed=: its own generator, numpy's numbers for that seed
+    np.testing.assert_allclose(ops.randn(3, seed=7).numpy(),
+                               np.random.default_rng(7).standard_normal(3), rtol=1e-6)
+    np.testing.assert_allclose(ops.rand(2, 2, seed=7).numpy(),
+                               np.random.default_rng(7).random((2, 2)), rtol=1e-6)
+    u = ops.rand(2000).numpy()
+    assert u.min() >= 0 and u.max() < 1
+    like = ops.randn_like(eagerad.zeros(3, 2, dtype=eagerad.float64))
+    assert like.shape == (3, 2) and like.dtype == eagerad.float64
+    assert ops.rand_like(eagerad.ones(5)).shape == (5,)

@@ -104,10 +104,26 @@ def _ms_conv_transpose(in_channels, out_channels, kernel_size, stride=1, pad_mod
     """MindSpore's ``Conv2dTranspose`` signature."""
 
 
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
 class _Conv(Cell):
     """Shared set-up of the convolution layers: binds either face's arguments."""
     _dims = 2
     _transposed = False
+    padding_mode = "zeros"
+
+    def _padded(self, x):
+        """``x`` padded as PyTorch's ``padding_mode`` asks (reflect, replicate, circular;
+        zeros is the convolution's own) and the padding left for the convolution."""
+        if self.padding_mode == "zeros":
+            return x, self.padding
+        one = (1,) * (2 - self._dims)       # a 1-D layer as 2-D with a unit H axis
+        padding = conv._1d_padding(self.padding) if self._dims == 1 else self.padding
+        pads = conv.conv_pads(padding, one + x.shape[-self._dims:], one + self.kernel_size,
+                              one + self.stride, one + self.dilation)
+        widths = pads[2:] + (pads[:2] if self._dims == 2 else ())   # F.pad: last axis first
+        return ops.pad(x, widths, mode=self.padding_mode), 0
 
     def __init__(self, *args, **kwargs):
         super().__init__()
@@ -128,9 +144,11 @@ class _Conv(Cell):
             _check_nchw(name, a["data_format"])
             self.padding = conv._ms_padding(name, a["pad_mode"], a["padding"])
         else:
-            if a["padding_mode"] != "zeros":
-                raise ValueError(f"{name}: padding_mode={a['padding_mode']!r} is not supported "
-                                 "(only 'zeros')")
+            modes = ("zeros",) if self._transposed else _PADDING_MODES
+            if a["padding_mode"] not in modes:
+                raise ValueError(f"{name}: padding_mode={a['padding_mode']!r} is not one of "
+                                 f"{modes}")
+            self.padding_mode = a["padding_mode"]
             self.padding = a["padding"]
         self.in_channels, self.out_channels, self.groups = c_in, c_out, groups
         self.kernel_size = conv._ints(a["kernel_size"], self._dims, "kernel_size")
@@ -159,7 +177,8 @@ class _Conv(Cell):
 
 class Conv2d(_Conv):
     """2-D convolution layer over NCHW input; PyTorch's ``Conv2d(in, out, kernel_size,
-    stride=1, padding=0, dilation=1, groups=1, bias=True)`` or MindSpore's
+    stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros')`` (or
+    'reflect', 'replicate', 'circular') or MindSpore's
     ``Conv2d(in_channels, out_channels, kernel_size, stride=1, pad_mode='same',
     padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None)``
     (see the module docstring for how the face is chosen).
@@ -175,7 +194,8 @@ class Conv2d(_Conv):
         ...     eagerad.ones(1, 1, 2, 2)).tolist()
         [[[[4.0]]]]
         """
-        return conv._conv("Conv2d", x, self.weight, self.bias, self.stride, self.padding,
+        x, padding = self._padded(x)
+        return conv._conv("Conv2d", x, self.weight, self.bias, self.stride, padding,
                           self.dilation, self.groups)
 
 
@@ -193,7 +213,8 @@ class Conv1d(_Conv):
         >>> Conv1d(1, 1, 3, padding=1, bias=False).construct(eagerad.ones(1, 1, 4)).shape
         (1, 1, 4)
         """
-        return conv.conv1d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
+        x, padding = self._padded(x)
+        return conv.conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation,
                            self.groups)
 
 
@@ -258,7 +279,8 @@ def _ms_avg_pool(kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode
 
 class _Pool(Cell):
     """Binds a pooling layer's arguments in either face; MindSpore's ``pad_mode``
-    may be 'valid' or 'pad' ('same' is refused: give ``padding``)."""
+    'valid', 'pad' or 'same' (as TensorFlow's: ceil(n / stride) windows, the padding
+    never counted in an average)."""
 
     def __init__(self, torch_sig, ms_sig, args, kwargs):
         super().__init__()
@@ -267,11 +289,16 @@ class _Pool(Cell):
         if ms:
             _check_nchw(name, a.pop("data_format"))
             mode = a.pop("pad_mode")
-            if mode not in ("valid", "pad"):
-                raise ValueError(f"{name}: pad_mode={mode!r} is not supported; use 'valid' or "
-                                 "'pad' with padding")
-            if mode == "valid":
-                a["padding"] = 0
+            if mode not in ("valid", "pad", "same"):
+                raise ValueError(f"{name}: pad_mode={mode!r} is not one of 'valid', 'same', "
+                                 "'pad'")
+            if mode != "pad" and a["padding"] not in (0, (0, 0)):
+                raise ValueError(f"{name}: padding={a['padding']!r} needs pad_mode='pad', got "
+                                 f"pad_mode={mode!r}")
+            if mode == "same":
+                a["padding"] = "same"
+                if "count_include_pad" in a:
+                    a["count_include_pad"] = False
         self.mindspore = ms
         self.args = a
 

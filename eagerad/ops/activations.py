@@ -21,6 +21,7 @@ import numpy as np
 
 from .math import as_tensor, exp, logical_and, sigmoid, tanh, where
 from .registry import Case, U, export
+from .decompositions import configured_primitive
 from .special import SQRT_PI, float_tensor, formula, unary, unary_cases
 from .special import erfc as _erfc_fn
 
@@ -286,3 +287,7 @@ FUNCTIONAL = {
     "selu": selu, "celu": celu, "leaky_relu": torch_leaky_relu, "hardtanh": hardtanh,
     "relu6": relu6, "hardsigmoid": hardsigmoid, "hardswish": hardswish, "mish": mish,
     "softsign": softsign}
+
+
+configured_primitive("Elu", lambda x, alpha: elu(x, alpha), alpha=1.0)
+configured_primitive("CeLU", lambda x, alpha: celu(x, alpha), alpha=1.0)

@@ -19,10 +19,11 @@ to numpy's and MindSpore's ``indexing='xy'``.
 """
 import numpy as np
 
-from ..tensor import Tensor
+from ..tensor import Size, Tensor
+from .decompositions import configured_primitive
 from .indexing import front, take
 from .math import as_tensor, where
-from .registry import Case, U, defop, export
+from .registry import METHODS, Case, U, defop, export
 from .shape import (_index_arrays, broadcast_to, concat, expand_dims, getitem, index_add,
                     normalize_axis, reshape, transpose)
 
@@ -444,6 +445,65 @@ def tile(A, reps=None, *, dims=None):
     return reshape(broadcast_to(reshape(x, inter), wide), tuple(r * s for r, s in zip(reps, shape)))
 
 
+_NO_AXIS = object()
+
+
+def _ints_only(values):
+    return all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values)
+
+
+def _numpy_repeat_fits(x, args):
+    """Whether ``args`` are a valid numpy ``(repeats[, axis])`` for ``x``."""
+    if not 1 <= len(args) <= 2 or not _ints_only(args[1:]):
+        return False
+    if len(args) == 2 and not -x.ndim <= args[1] < x.ndim:
+        return False
+    counts = np.asarray(args[0].numpy() if isinstance(args[0], Tensor) else args[0])
+    if counts.dtype.kind not in "iu" or counts.ndim > 1:
+        return False
+    n = x.shape[args[1]] if len(args) == 2 else x.size
+    return counts.size in (1, n)
+
+
+def tensor_repeat(self, *sizes, axis=_NO_AXIS):
+    """``Tensor.repeat`` in both faces, told apart by the call: PyTorch's
+    ``x.repeat(*sizes)`` tiles (``tile``; sizes as ints or one tuple/``Size``, at least
+    ``x.ndim`` of them); numpy's/MindSpore's ``x.repeat(repeats, axis=None)`` repeats
+    each entry (``repeat``).  ``axis=`` or fewer sizes than ``x.ndim`` mean numpy's; a
+    ``Size`` means PyTorch's.  A call both read differently (``x.repeat(2)`` on a
+    1-D tensor of several entries) is refused: call ``tile`` or ``repeat_interleave``
+    (or give ``axis=``).
+
+    >>> x = eagerad.tensor([[1, 2]])
+    >>> x.repeat(2, 2).tolist(), x.repeat(2, axis=1).tolist()
+    ([[1, 2, 1, 2], [1, 2, 1, 2]], [[1, 1, 2, 2]])
+    """
+    if axis is not _NO_AXIS:
+        return repeat(self, *sizes, axis=axis)
+    one = sizes[0] if len(sizes) == 1 else None
+    if isinstance(one, Size) or isinstance(one, tuple) and not sizes[1:]:
+        return tile(self, tuple(one))
+    listed = tuple(one) if isinstance(one, (list, np.ndarray)) else sizes
+    torch_reads = _ints_only(listed) and len(listed) >= self.ndim
+    numpy_reads = _numpy_repeat_fits(self, sizes)
+    call = f"Tensor.repeat({', '.join(map(repr, sizes))})"
+    if torch_reads and numpy_reads and self.size > 1 and any(s != 1 for s in listed):
+        raise ValueError(
+            f"{call}: on a tensor of shape {tuple(self.shape)} this call means "
+            "PyTorch's tiling and numpy's/MindSpore's per-entry repetition, which differ; call "
+            "x.tile(...) for PyTorch's meaning, or x.repeat_interleave(...) / give axis= for "
+            "numpy's")
+    if torch_reads:
+        return tile(self, listed)
+    if numpy_reads:
+        return repeat(self, *sizes)
+    raise TypeError(f"{call}: expected PyTorch's repeat(*sizes) with at least "
+                    f"{self.ndim} ints, or numpy's repeat(repeats, axis=None)")
+
+
+METHODS["repeat"] = tensor_repeat
+
+
 @export
 def repeat(a, repeats, axis=None):
     """Each entry repeated ``repeats`` times along ``axis`` (numpy's and MindSpore's repeat;
@@ -792,3 +852,19 @@ def diff(a, n=1, axis=-1, prepend=None, append=None, *, dim=None):
         x = getitem(x, head + (slice(1, None),)) - getitem(x, head + (slice(None, -1),))
     return x
 
+
+@export
+def repeat_elements(x, rep, axis=0):
+    """MindSpore's ``ops.repeat_elements``: ``repeat`` with one count, along axis 0 by
+    default.
+
+    >>> repeat_elements(eagerad.tensor([[1, 2]]), 2, axis=1).tolist()
+    [[1, 1, 2, 2]]
+    """
+    return repeat(x, rep, axis)
+
+
+configured_primitive("Tril", lambda x, diagonal: tril(x, diagonal), diagonal=0)
+configured_primitive("Triu", lambda x, diagonal: triu(x, diagonal), diagonal=0)
+configured_primitive("Roll", lambda x, shift, axis: roll(x, shift, axis), shift=0, axis=0)
+export(tile, name="tile", primitive="Tile")

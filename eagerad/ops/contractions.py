@@ -298,3 +298,6 @@ def trace(x, offset=0, axis1=0, axis2=1):
     rows = np.arange(start, start + length)
     return x[..., rows, rows + offset].sum(axis=-1)
 
+
+export(tensordot, name="tensor_dot")     # MindSpore's spelling
+export(trace, name="trace", primitive="Trace")

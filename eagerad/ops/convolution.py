@@ -185,8 +185,13 @@ def _check_geometry(name, size, kernel, stride, dilation, pads):
 
 
 def _conv(name, x, weight, bias, stride, padding, dilation, groups):
-    """The 2-D convolution behind every spelling."""
+    """The 2-D convolution behind every spelling; an unbatched (C, H, W) input, as
+    PyTorch takes (and as each sample looks inside vmap), gives a (O, H', W') output."""
     x, weight = _floats(name, x, weight)
+    if x.ndim == 3:
+        out = _conv(name, x.reshape((1,) + x.shape), weight, bias, stride, padding, dilation,
+                    groups)
+        return out.reshape(out.shape[1:])
     _check_ndim(name, "input", x, 4)
     _check_ndim(name, "weight", weight, 4)
     n, c, h, w = x.shape
@@ -249,9 +254,11 @@ def conv2d_ms(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, d
                  dilation, groups)
 
 
-def _as_2d(name, x, ndim):
+def _as_2d(name, what, x, ndim, unbatched=False):
+    """``x`` with a unit H axis before its last; ``unbatched`` also allows one fewer axis."""
     x = as_tensor(x)
-    _check_ndim(name, "input", x, ndim)
+    if not (unbatched and x.ndim == ndim - 1):
+        _check_ndim(name, what, x, ndim)
     return x.reshape(x.shape[:-1] + (1, x.shape[-1]))
 
 
@@ -266,16 +273,18 @@ def _1d_padding(padding):
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """1-D cross-correlation of ``input`` (N, C, L) with ``weight`` (O, C/groups, k),
-    PyTorch's ``F.conv1d`` (``padding``: an int, (left, right), 'same', 'valid').
+    """1-D cross-correlation of ``input`` (N, C, L) or unbatched (C, L) with ``weight``
+    (O, C/groups, k), PyTorch's ``F.conv1d`` (``padding``: an int, (left, right), 'same',
+    'valid').
 
     >>> conv1d(eagerad.ones(1, 1, 5), eagerad.ones(1, 1, 3), padding='same').tolist()
     [[[2.0, 3.0, 3.0, 3.0, 2.0]]]
     """
-    weight = _as_2d("conv1d", weight, 3)
-    out = _conv("conv1d", _as_2d("conv1d", input, 3), weight, bias, (1, _ints(stride, 1, "stride")[0]),
+    weight = _as_2d("conv1d", "weight", weight, 3)
+    x = _as_2d("conv1d", "input", input, 3, unbatched=True)
+    out = _conv("conv1d", x, weight, bias, (1, _ints(stride, 1, "stride")[0]),
                 _1d_padding(padding), (1, _ints(dilation, 1, "dilation")[0]), groups)
-    return out.reshape(out.shape[:2] + out.shape[3:])
+    return out.reshape(out.shape[:-2] + out.shape[-1:])
 
 
 @export(name="conv1d")
@@ -354,6 +363,12 @@ def _pool_geometry(name, x, kernel_size, stride, padding, dilation, ceil_mode):
     stride = kernel if stride is None or stride == () else \
         _positive(_ints(stride, 2, "stride"), f"{name}: stride")
     dilation = _positive(_ints(dilation, 2, "dilation"), f"{name}: dilation")
+    if isinstance(padding, str) and padding == "same":
+        # MindSpore's (and TensorFlow's) pad_mode='same': ceil(n / stride) windows, the
+        # padding split evenly with the odd cell at the bottom/right, none of it counted
+        pads = _same_pads(x.shape[2:], kernel, stride, dilation)
+        _check_geometry(name, x.shape[2:], kernel, stride, dilation, pads)
+        return kernel, stride, dilation, (0, 0), pads
     pad = _ints(padding, 2, "padding")
     if any(p < 0 or 2 * p > k for p, k in zip(pad, kernel)):
         raise ValueError(f"{name}: padding {pad} must be at most half the kernel {kernel}")
@@ -443,16 +458,14 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 def _window_counts(x, kernel, stride, pad, pads, count_include_pad):
-    """How many cells of each window the average divides by: those inside the padded
-    image (``count_include_pad``) or inside the image itself."""
+    """How many cells of each window the average divides by: those inside the image
+    padded by the symmetric ``pad`` (``count_include_pad``) or inside the image itself;
+    the rest of ``pads`` (ceil_mode's, 'same''s) never counts."""
     h, w = x.shape[2:]
-    inside = np.zeros((1, 1, h + 2 * pad[0], w + 2 * pad[1]), np.float64)
-    if count_include_pad:
-        inside[...] = 1.0
-    else:
-        inside[:, :, pad[0]:pad[0] + h, pad[1]:pad[1] + w] = 1.0
-    extra = (0, pads[1] - pads[0], 0, pads[3] - pads[2])
-    counts = cpu_nn.unfold(inside, kernel, stride, (1, 1), extra, 0.0).sum(axis=(2, 3))
+    p = pad if count_include_pad else (0, 0)
+    inside = np.ones((1, 1, h + 2 * p[0], w + 2 * p[1]), np.float64)
+    rest = (pads[0] - p[0], pads[1] - p[0], pads[2] - p[1], pads[3] - p[1])
+    counts = cpu_nn.unfold(inside, kernel, stride, (1, 1), rest, 0.0).sum(axis=(2, 3))
     return Tensor(counts, dtype=x.dtype, device=x.device)
 
 

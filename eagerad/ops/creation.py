@@ -17,7 +17,8 @@ import numpy as np
 from .. import dtype as dt
 from ..tensor import (arange as _arange, eye as _eye, full as _full, full_like as _full_like,
                       linspace as _linspace, ones as _ones, ones_like as _ones_like,
-                      zeros as _zeros, zeros_like as _zeros_like)
+                      rand as _rand, randn as _randn, tensor as _tensor, zeros as _zeros,
+                      zeros_like as _zeros_like)
 from .registry import export
 
 
@@ -110,6 +111,58 @@ full_like.__doc__ = """``fill_value`` with ``input``'s shape and dtype: ``full_l
     >>> full_like(eagerad.ones(2), 7).tolist()
     [7.0, 7.0]
     """
+
+
+def _sample(draw, method, shape, dtype, device, requires_grad, seed):
+    """Random ``shape`` from the global generator (``eagerad.set_seed``), or from its own
+    generator (numpy's ``method``) when MindSpore's ``seed=`` is given (the same seed, the
+    same numbers)."""
+    if seed is None:
+        return draw(shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    rng = np.random.default_rng(seed)
+    return _tensor(getattr(rng, method)(shape), dtype=dtype or dt.default_float, device=device,
+                   requires_grad=requires_grad)
+
+
+@export
+def rand(*size, dtype=None, device=None, requires_grad=False, seed=None):
+    """Uniform samples in [0, 1) of ``size`` (PyTorch's ``rand(*size)``, MindSpore's
+    ``ops.rand(*size, dtype=None, seed=None)``).
+
+    >>> rand(2, 3).shape, rand((2,), seed=1).tolist() == rand(2, seed=1).tolist()
+    ((2, 3), True)
+    """
+    shape, dtype = _shape_and_dtype("rand", size, dtype)
+    return _sample(_rand, "random", shape, dtype, device, requires_grad, seed)
+
+
+@export
+def randn(*size, dtype=None, device=None, requires_grad=False, seed=None):
+    """Standard normal samples of ``size`` (PyTorch's ``randn``, MindSpore's
+    ``ops.randn(*size, dtype=None, seed=None)``).
+
+    >>> randn(4, dtype=eagerad.float64).dtype
+    dtype('float64')
+    """
+    shape, dtype = _shape_and_dtype("randn", size, dtype)
+    return _sample(_randn, "standard_normal", shape, dtype, device, requires_grad, seed)
+
+
+def _random_like(name, fn):
+    def like(input, *, dtype=None, device=None, requires_grad=False, seed=None):
+        return fn(tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
+                  requires_grad=requires_grad, seed=seed)
+    like.__name__ = name
+    like.__doc__ = f"""``{fn.__name__}`` with ``input``'s shape, dtype and device.
+
+    >>> {name}(eagerad.zeros(2, 3, dtype=eagerad.float64)).dtype
+    dtype('float64')
+    """
+    return export(like)
+
+
+rand_like = _random_like("rand_like", rand)
+randn_like = _random_like("randn_like", randn)
 
 
 @export

@@ -22,6 +22,7 @@ from .. import dtype as dt
 from ..tensor import Tensor, full
 from .math import as_tensor, exp, where
 from .indexing import take_along_axis
+from .decompositions import configured_primitive
 from .registry import Case, U, defop, export
 from .shape import _getitem, concat, expand_dims, normalize_axis, transpose
 
@@ -301,3 +302,7 @@ def diff(x, n=1, axis=-1, prepend=None, append=None, *, dim=None):
         later, earlier = x[lead + (slice(1, None),)], x[lead + (slice(None, -1),)]
         x = later != earlier if x.dtype == dt.bool_ else later - earlier
     return x
+
+
+configured_primitive("Cummax", lambda x, axis: cummax(x, axis), axis=0)
+configured_primitive("Cummin", lambda x, axis: cummin(x, axis), axis=0)

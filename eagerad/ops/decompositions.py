@@ -24,6 +24,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .math import as_tensor, where
+from .primitives import Primitive
 from .reduction import _spread
 from .registry import OPS, Case, U, defop, export
 from .shape import concat
@@ -443,42 +444,55 @@ def unpack_qr(packed, m, n):
     return packed[..., :m, :min(m, n)], packed[..., m:, :]
 
 
-def _qr_check(a):
-    m, n = a.shape[-2:]
-    if m < n:
-        raise NotImplementedError(
-            f"linalg.qr: the derivative is implemented for A with rows >= columns (as "
-            f"PyTorch's for mode 'reduced'); got A of shape {tuple(a.shape)}")
-
-
-def _qr_vjp(g, ans, a):
+def _qr_tall_vjp(gq, gr, q, r):
     # PyTorch's linalg_qr_backward (m >= n):
     #   A-bar = [Q-bar + Q copyltu(M)] R^-T,  M = triu(R-bar R^T - Q^T Q-bar)
-    _qr_check(a)
-    m, n = a.shape[-2:]
-    q, r = unpack_qr(ans, m, n)
-    gq, gr = unpack_qr(g, m, n)
+    n = r.shape[-1]
     mm = (gr @ mT(r) - mT(q) @ gq) * _tri_mask(n, True, like=r)
     sym = mm + mT(mm) - mm * const(np.eye(n), mm)
     return mT(_solve_tri(r, mT(gq + q @ sym), upper=True, unitriangular=False))
 
 
-def _qr_jvp(t, ans, a):
+def _qr_tall_jvp(t, q, r):
     # C = Q^T dA R^-1 = Q^T dQ + dR R^-1, Omega = tril(C, -1) - tril(C, -1)^T:
     # dR = (C - Omega) R, dQ = dA R^-1 - Q (C - Omega)
-    _qr_check(a)
-    m, n = a.shape[-2:]
-    q, r = unpack_qr(ans, m, n)
+    n = r.shape[-1]
     t_rinv = mT(_solve_tri(mT(r), mT(t), upper=False, unitriangular=False))   # dA R^-1
     c = mT(q) @ t_rinv
     low = c * _tri_mask(n, False, strict=True, like=c)
     upper_part = c - low + mT(low)
-    return concat([t_rinv - q @ upper_part, upper_part @ r], axis=-2)
+    return t_rinv - q @ upper_part, upper_part @ r
+
+
+# Wide A (m < n), as PyTorch: A = [X | Y] with X m x m, R = [U | V]; X = Q U is a square
+# QR and V = Q^T Y, so Y = Q V: the rules chain the square ones through V.
+
+def _qr_vjp(g, ans, a):
+    m, n = a.shape[-2:]
+    q, r = unpack_qr(ans, m, n)
+    gq, gr = unpack_qr(g, m, n)
+    if m >= n:
+        return _qr_tall_vjp(gq, gr, q, r)
+    u, v, gv = r[..., :m], r[..., m:], gr[..., m:]
+    gx = _qr_tall_vjp(gq + (q @ v) @ mT(gv), gr[..., :m], q, u)
+    return concat([gx, q @ gv], axis=-1)
+
+
+def _qr_jvp(t, ans, a):
+    m, n = a.shape[-2:]
+    q, r = unpack_qr(ans, m, n)
+    if m >= n:
+        return concat(_qr_tall_jvp(t, q, r), axis=-2)
+    u, v, ty = r[..., :m], r[..., m:], t[..., m:]
+    dq, du = _qr_tall_jvp(t[..., :m], q, u)
+    dv = mT(dq) @ (q @ v) + mT(q) @ ty
+    return concat([concat([dq, ty * 0], axis=-1), concat([du, dv], axis=-1)], axis=-2)
 
 
 _qr = defop("qr", _qr_fwd, vjp=_qr_vjp, jvp=_qr_jvp, saves=(), save_output=True,
             batch=batch_leading("qr"),
-            cases=[Case(U(3, 3)), Case(U(2, 4, 3)), Case(U(0, 3, 2))])
+            cases=[Case(U(3, 3)), Case(U(2, 4, 3)), Case(U(0, 3, 2)), Case(U(2, 4)),
+                   Case(U(2, 2, 3))])
 
 # not differentiable: the completing columns of a full SVD or complete QR (PyTorch
 # ignores their gradient, and refuses one through complete QR's Q)
@@ -715,3 +729,43 @@ SlogdetResult.__doc__ = """``(sign, logabsdet)`` of ``slogdet`` (numpy's and PyT
 >>> SlogdetResult(1.0, 0.0).logabsdet
 0.0
 """
+
+# ------------------------------------------------------------ MindSpore primitive classes
+
+
+def configured_primitive(name, call, **defaults):
+    """A MindSpore primitive class whose constructor takes the keywords ``defaults``
+    (positionally too, in that order) and whose instances run ``call(*inputs, **config)``:
+    ``ops.Cholesky(upper=True)(x)``.
+
+    >>> Twice = configured_primitive("Twice", lambda x, by: x * by, by=2)
+    >>> one = eagerad.tensor([1.0])
+    >>> Twice()(one).tolist(), Twice(by=3), Twice(5)(one).tolist()
+    ([2.0], Twice(by=3), [5.0])
+    """
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(defaults) or set(kwargs) - set(defaults):
+            raise TypeError(f"ops.{name}: takes the arguments {tuple(defaults)}, got {args} "
+                            f"and {sorted(kwargs)}")
+        self.config = {**defaults, **dict(zip(defaults, args)), **kwargs}
+
+    def __call__(self, *inputs):
+        return call(*inputs, **self.config)
+
+    def __repr__(self):
+        return f"{name}({', '.join(f'{k}={v!r}' for k, v in self.config.items())})"
+
+    cls = type(name, (Primitive,), {"__init__": __init__, "__call__": __call__,
+                                    "__repr__": __repr__, "__module__": "eagerad.ops",
+                                    "__doc__": f"MindSpore's ``ops.{name}``."})
+    return export(cls, name=name)
+
+
+def _adjoint_inverse(x, adjoint):
+    return inv(mT(x) if adjoint else x)
+
+
+configured_primitive("Cholesky", cholesky, upper=False)
+configured_primitive("MatrixInverse", _adjoint_inverse, adjoint=False)
+export(det, name="matrix_determinant", primitive="MatrixDeterminant")
+export(slogdet, name="log_matrix_determinant", primitive="LogMatrixDeterminant")

@@ -623,3 +623,6 @@ index_add_ = _in_place(index_add, f""">>> eagerad.zeros(2).index_add_(0, {_ONE},
 _FIRST = "eagerad.tensor([True, False])"
 masked_fill_ = _in_place(masked_fill, f""">>> eagerad.zeros(2).masked_fill_({_FIRST}, 1).tolist()
     [1.0, 0.0]""")
+
+
+export(gather_elements, name="gather_d", primitive="GatherD")     # MindSpore's names

@@ -20,14 +20,16 @@ import numpy as np
 
 from .. import backend
 from .. import dtype as dt
-from ..tensor import Tensor
+from ..autograd import batching
+from ..tensor import Tensor, arange
 from .activations import log_sigmoid
 from .convolution import _floats
 from .linalg import matmul
 from .math import as_tensor, log, maximum, sqrt, where
 from .nn_ops import REDUCTIONS, log_softmax, one_hot, reduce_loss, softmax
 from .reduction import logsumexp
-from .registry import export
+from .registry import Case, U, defop, export, move_batch
+from .indexing import take
 from .shape import stack
 
 # ----------------------------------------------------------------- layers' maths
@@ -45,8 +47,41 @@ def linear(input, weight, bias=None):
     if weight.ndim not in (1, 2) or x.ndim == 0 or x.shape[-1] != weight.shape[-1]:
         raise ValueError(f"linear: input of shape {x.shape} and weight of shape {weight.shape} "
                          "do not match: the weight is (out_features, in_features)")
-    out = matmul(x, weight.T if weight.ndim == 2 else weight)
+    out = _linear(x, weight) if weight.ndim == 2 else matmul(x, weight)
     return out if bias is None else out + as_tensor(bias, out).astype(out.dtype)
+
+
+def _linear_forward(B, x, w):
+    """``x @ w.T`` as ONE 2-D product of all of x's rows (what a batched ``x`` under vmap
+    also becomes, so vmap gives the very numbers of the batched call)."""
+    lead, k = tuple(x.shape)[:-1], x.shape[x.ndim - 1]    # (the CUDA simulator's shapes
+    out = B.matmul(B.reshape(x, (math.prod(lead), k)), B.transpose(w, (1, 0)))  # index >= 0)
+    return B.reshape(out, lead + (w.shape[0],))
+
+
+def _linear_grad_w(g, ans, x, w):
+    rows = math.prod(x.shape[:-1])
+    return matmul(g.reshape(rows, w.shape[0]).T, x.reshape(rows, w.shape[1]))
+
+
+def _linear_batch(args, bdims):
+    """vmap of ``x @ w.T``: a batched ``x`` folds into the rows of one product; a batched
+    ``w`` (per-sample weights) is a stacked matmul."""
+    x, w = (a if d in (None, 0) else move_batch(a, d) for a, d in zip(args, bdims))
+    if bdims[1] is None:
+        return _linear(x, w), 0
+    lead = x.shape[:-1] if bdims[0] is not None else (1,) + x.shape[:-1]
+    rows = x.reshape((lead[0], math.prod(lead[1:]), x.shape[-1]))
+    out = matmul(rows, w.swapaxes(-1, -2))
+    return out.reshape((w.shape[0],) + lead[1:] + (w.shape[1],)), 0
+
+
+_linear = defop("linear", _linear_forward,
+                vjp=(lambda g, ans, x, w: matmul(g, w), _linear_grad_w),
+                jvp=(lambda t, ans, x, w: _linear(t, w), lambda t, ans, x, w: _linear(x, t)),
+                batch=_linear_batch,
+                cases=[Case(U(4, 3), U(2, 3)), Case(U(3), U(2, 3)), Case(U(2, 5, 3), U(4, 3)),
+                       Case(U(0, 3), U(2, 3)), Case(U(3, 0), U(2, 0))])
 
 
 @export
@@ -83,10 +118,8 @@ def embedding(input, weight, padding_idx=None):
     if weight.ndim != 2:
         raise ValueError(f"embedding: weight must be (num_embeddings, dim), got {weight.shape}")
     n = weight.shape[0]
-    if idx.size and (int(idx.min().item()) < 0 or int(idx.max().item()) >= n):
-        raise ValueError(f"embedding: indices must lie in [0, {n}), got values from "
-                         f"{idx.min().item()} to {idx.max().item()}")
-    rows = weight[idx]
+    _check_range("embedding", idx, 0, n, f"indices must lie in [0, {n})")
+    rows = take(weight, idx, 0)     # (not weight[idx]: its vmap rule is wrong for a batched idx)
     if padding_idx is None:
         return rows
     padding_idx = padding_idx + n if padding_idx < 0 else padding_idx
@@ -189,10 +222,8 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     [0.6931..., 100.0]
     """
     x, t = _pair("binary_cross_entropy", input, target)
-    if x.size and (x.min().item() < 0 or x.max().item() > 1):
-        raise ValueError(f"binary_cross_entropy: input must hold probabilities in [0, 1], got "
-                         f"values from {x.min().item()} to {x.max().item()}; for logits use "
-                         "binary_cross_entropy_with_logits")
+    _check_range("binary_cross_entropy", x, 0, 1, "input must hold probabilities in [0, 1]",
+                 closed=True, hint="; for logits use binary_cross_entropy_with_logits")
     loss = -(t * maximum(log(x), -100.0) + (1 - t) * maximum(log(1 - x), -100.0))
     w = _weights(weight, loss)
     return reduce_loss(loss if w is None else loss * w, reduction, "binary_cross_entropy")
@@ -250,6 +281,26 @@ def _picked(last, weights):
     return (where(weights == 0, 0.0, last) * weights).sum(axis=-1)
 
 
+def _check_range(name, x, low, high, what, closed=False, hint=""):
+    """Raise unless ``low <= x < high`` (``<= high`` when ``closed``), read from the values
+    under any vmap levels (a range check is elementwise, so the whole batch at once)."""
+    values = batching.unwrap(x)[0].numpy()
+    if values.size and (values.min() < low or values.max() > high
+                        or not closed and values.max() == high):
+        raise ValueError(f"{name}: {what}, got values from {values.min()} to "
+                         f"{values.max()}{hint}")
+
+
+def _hot(name, target, depth, dtype):
+    """One-hot rows of class indices as a comparison with ``arange`` (elementwise ops, so
+    vmap batches them); a label outside ``[0, depth)`` raises, read from the values under
+    any vmap levels."""
+    _check_range(name, target, 0, depth, f"class indices must lie in [0, {depth}) (or be "
+                 "ignore_index)")
+    classes = arange(depth, device=target.device)
+    return (target.reshape(target.shape + (1,)) == classes).astype(dtype)
+
+
 def _nll_parts(name, logp, target, weight, ignore_index):
     """Per-element ``-w[t] logp[t]``, the per-element weights ``w[t]`` (0 where ignored),
     and the classes-last log-probabilities."""
@@ -259,7 +310,7 @@ def _nll_parts(name, logp, target, weight, ignore_index):
     c = logp.shape[1] if logp.ndim > 1 else logp.shape[0]
     valid = target != ignore_index
     safe = where(valid, target, 0)
-    hot = one_hot(safe, c, logp.dtype)
+    hot = _hot(name, safe, c, logp.dtype)
     last = _classes_last(logp)
     w_t = valid.astype(logp.dtype)
     if weight is not None:

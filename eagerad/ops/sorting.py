@@ -15,6 +15,7 @@ sort, copy back); everything around it stays on the device.
 Tensor(shape=[3], dtype=Float32, value= [ 1.00000000e+00  2.00000000e+00  3.00000000e+00])
 """
 from .cumulative import ValuesIndices, batch_along_axes, one_axis
+from .decompositions import configured_primitive
 from .indexing import take_along_axis
 from .registry import METHODS, defop, export
 
@@ -88,7 +89,7 @@ def _kth(x, k, axis, dim, descending, name, low):
     return values, indices, ax if x.ndim else None, int(k)
 
 
-@export(methods=("topk",), primitive="TopK")
+@export(methods=("topk",))
 def topk(x, k, dim=-1, largest=True, sorted=True, *, axis=None):
     """The ``k`` largest (or smallest) entries along ``dim`` and their indices,
     ``(values, indices)`` as PyTorch and MindSpore; the gradient goes to the selected
@@ -118,3 +119,9 @@ def kthvalue(x, k, dim=-1, keepdim=False, *, axis=None):
         return ValuesIndices(values, indices)
     index = (slice(None),) * ax + (slice(k - 1, k) if keepdim else k - 1,)
     return ValuesIndices(values[index], indices[index])
+
+
+# MindSpore's primitive classes: values and indices, as MindSpore's operators return
+configured_primitive("Sort", lambda x, axis, descending: sort_with_indices(x, axis, descending),
+                     axis=-1, descending=False)
+configured_primitive("TopK", lambda x, k, sorted: topk(x, k, sorted=sorted), sorted=True)

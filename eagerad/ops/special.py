@@ -23,6 +23,7 @@ from .. import dtype as dt
 from ..tensor import Tensor
 from .math import (as_tensor, broadcastable, cos, exp, isfinite, isnan, logical_and, logical_not,
                    logical_or, operands, sigmoid, sign, where)
+from .decompositions import configured_primitive
 from .registry import METHODS, OPS, Case, U, defop, export
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
@@ -508,3 +509,11 @@ def logit(x, eps=None):
     if eps is not None and not 0 <= eps <= 0.5:
         raise ValueError(f"logit: eps must lie in [0, 0.5], got {eps!r}")
     return _logit(float_tensor(x), eps=-1.0 if eps is None else float(eps))
+
+
+# MindSpore's ``ops.Logit(eps=-1.0)``: a negative eps means no clamping
+def _logit_ms(x, eps):
+    return logit(x, eps if eps >= 0 else None)
+
+
+configured_primitive("Logit", _logit_ms, eps=-1.0)
