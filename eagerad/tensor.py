@@ -10,12 +10,14 @@ layer adds its own), so this module imports nothing above ``backend``.
 ((1, 2), dtype('float32'))
 """
 import math
+import warnings
 import weakref
 
 import numpy as np
 
 from . import backend, dtype as dt
 from .device import CPU, as_device
+from .printing import CURRENT, FORCED, internal, mindspore_repr, speak, style_of, torch_repr
 
 
 def _initialized(shape, dtype, init):
@@ -73,12 +75,32 @@ def _infer_array(data, dtype, copy=True):
 _new = object.__new__
 
 
+class Shape(tuple):
+    """PyTorch's ``torch.Size``: a tuple of dimensions that prints as ``torch.Size([2, 3])``.
+    The shape of a tensor of the PyTorch face is one; MindSpore's shapes are plain tuples.
+
+    >>> Shape((2, 3)), Shape((2, 3)) == (2, 3), Shape([4]).numel()
+    (torch.Size([2, 3]), True, 4)
+    """
+
+    def __repr__(self):
+        return f"torch.Size({list(self)})"
+
+    def __format__(self, spec):
+        # eagerad's own messages show shapes as tuples whatever the face
+        return format(tuple(self) if internal(1) else repr(self), spec)
+
+    def numel(self):
+        """Element count of a tensor of this shape (PyTorch's ``Size.numel``)."""
+        return math.prod(self)
+
+
 class Size(int):
     """Element count that also answers PyTorch's ``t.size()`` / ``t.size(dim)``.
 
     >>> s = Tensor([[1, 2, 3], [4, 5, 6]]).size
     >>> int(s), s(), s(1)
-    (6, (2, 3), 3)
+    (6, torch.Size([2, 3]), 3)
     """
 
     def __new__(cls, shape):
@@ -87,7 +109,7 @@ class Size(int):
         return obj
 
     def __call__(self, dim=None):
-        return self.shape if dim is None else self.shape[dim]
+        return Shape(self.shape) if dim is None else self.shape[dim]
 
 
 class Tensor:
@@ -100,7 +122,7 @@ class Tensor:
     Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00  4.00000000e+00])
     """
     __slots__ = ("_data", "_device", "_requires_grad", "_grad", "grad_fn", "_out_index",
-                 "_version", "_hooks", "_retains_grad", "_tangents", "__weakref__", "__dict__")
+                 "_version", "_hooks", "_retains_grad", "_tangents", "_face", "__weakref__", "__dict__")
     __array_priority__ = 1000  # numpy defers to our reflected operators
     _view = None    # (root tensor, view steps) for a view made by ops/shape.py
     _views = None   # weak set of the live views of this (root) tensor
@@ -113,6 +135,8 @@ class Tensor:
             dtype = None
         elif data is None:
             raise TypeError("Tensor() needs data, e.g. Tensor([1.0, 2.0]) or Tensor(shape=(2, 3), dtype=...)")
+        if type(self) is Tensor:
+            speak("mindspore")      # MindSpore's spelling (see eagerad.printing)
         arr = _infer_array(data, dtype)
         dev = as_device(device) if device is not None else (
             data._device if isinstance(data, Tensor) else as_device(None))
@@ -129,6 +153,7 @@ class Tensor:
         self._hooks = None
         self._retains_grad = False
         self._tangents = None
+        self._face = CURRENT[0]
 
     @staticmethod
     def _make(data, device=CPU, requires_grad=False, grad_fn=None, version=None):
@@ -145,6 +170,7 @@ class Tensor:
         t._hooks = None
         t._retains_grad = False
         t._tangents = None
+        t._face = CURRENT[0]
         return t
 
     # ------------------------------------------------------------ metadata
@@ -156,6 +182,8 @@ class Tensor:
         (2, 3)
         """
         s = self._data.shape
+        if (FORCED[0] or self._face) == "torch":
+            return Shape(s)
         return s if type(s) is tuple else tuple(s)   # CUDA simulator shapes refuse s[-1]
 
     @property
@@ -537,19 +565,11 @@ class Tensor:
 
     # ------------------------------------------------------------- printing
     def __str__(self):
-        return str(self.numpy())
+        """PyTorch's face prints its repr; MindSpore's prints the values as numpy does."""
+        return torch_repr(self) if style_of(self) == "torch" else str(self.numpy())
 
     def __repr__(self):
-        arr = self.numpy()
-        head = f"Tensor(shape={list(arr.shape)}, dtype={dt.ms_name(arr.dtype)}, value="
-        if arr.ndim == 0:
-            body = " " + (f"{arr.item():g}" if arr.dtype.kind == "f" else str(arr.item()))
-        elif arr.ndim == 1:
-            body = " " + _format_1d(arr)
-        else:
-            body = "\n" + np.array2string(arr, separator=", ", formatter=_format_nd(arr))
-        extra = "" if self._device.type == "cpu" else f", device={self._device}"
-        return head + body + extra + ")"
+        return torch_repr(self) if style_of(self) == "torch" else mindspore_repr(self)
 
 
 # ------------------------------------------------------------ numpy protocols
@@ -667,29 +687,6 @@ def _numpy_fallback(name, fn, args, kwargs):
     return result
 
 
-def _format_1d(arr):
-    if arr.dtype.kind == "f":
-        return np.array2string(arr, formatter={"float_kind": lambda v: f"{v: .8e}"})
-    return np.array2string(arr)
-
-
-def _format_nd(arr):
-    if arr.dtype.kind == "f":
-        return {"float_kind": lambda v: _exp3(f"{v:.8e}")}
-    return None
-
-
-def _exp3(text):
-    """``4.00000000e+00`` -> ``4.00000000e+000`` as MindSpore prints matrices (nan and
-    inf, which have no exponent, are printed as they are).
-
-    >>> _exp3('4.00000000e+00'), _exp3('-inf')
-    ('4.00000000e+000', '-inf')
-    """
-    mant, e, exp = text.partition("e")
-    return f"{mant}e{exp[0]}{int(exp[1:]):03d}" if e else text
-
-
 def _caster(dtype, name):
     def cast(self):
         return self.astype(dtype)
@@ -706,7 +703,9 @@ del _name, _dtype
 
 
 class Parameter(Tensor):
-    """A trainable tensor with a name (MindSpore's ``Parameter``).
+    """A trainable tensor with a name (MindSpore's ``Parameter``; also PyTorch's
+    ``nn.Parameter(data, requires_grad=True)``, which prints PyTorch's way when ``data``
+    was made with PyTorch's spelling).
 
     Unlike the PyTorch face it accepts integer data: MindSpore differentiates
     integer parameters as real-valued and returns integer gradients.
@@ -716,11 +715,17 @@ class Parameter(Tensor):
     ('w', True)
     """
 
-    def __init__(self, default_input, name=None, requires_grad=True, dtype=None):
+    def __init__(self, default_input=None, name=None, requires_grad=True, dtype=None):
+        if isinstance(name, bool):      # PyTorch's Parameter(data, requires_grad)
+            name, requires_grad = None, name
+        if default_input is None:       # PyTorch's Parameter(): an empty tensor
+            default_input = np.zeros(0, dt.default_float)
         data = _infer_array(default_input, dtype)     # a copy: the parameter owns its buffer
         dev = default_input._device if isinstance(default_input, Tensor) else as_device(None)
         self._init(backend.get(dev.type).from_numpy(data) if dev.type != "cpu" else data, dev,
                    bool(requires_grad))
+        if isinstance(default_input, Tensor):
+            self._face = default_input._face    # nn.Parameter(torch.randn(2)) prints PyTorch's way
         self.name = name
 
     def requires_grad_(self, requires_grad=True):
@@ -747,8 +752,10 @@ class Parameter(Tensor):
         self.set_data(value)
 
     def __repr__(self):
-        return f"Parameter (name={self.name}, shape={self.shape}, dtype={dt.ms_name(self.dtype)}, " \
-               f"requires_grad={self.requires_grad})"
+        if style_of(self) == "torch":
+            return "Parameter containing:\n" + torch_repr(self)
+        return f"Parameter (name={self.name}, shape={tuple(self.shape)}, " \
+               f"dtype={dt.ms_name(self.dtype)}, requires_grad={self.requires_grad})"
 
 
 class ParameterTuple(tuple):
@@ -776,6 +783,7 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     >>> tensor(1.0, requires_grad=True).requires_grad
     True
     """
+    speak("torch")          # PyTorch's spelling (see eagerad.printing)
     t = Tensor(data, dtype, device=device)
     if requires_grad:
         t.requires_grad_(True)
@@ -1049,10 +1057,29 @@ def randn(*shape, dtype=None, device=None, requires_grad=False):
 
 
 def set_seed(seed):
-    """Seed every backend's random generator (initialisers, dropout, rand/randn).
+    """Seed every backend's random generator (initialisers, dropout, rand/randn);
+    MindSpore's spelling, so MindSpore's printing face becomes current (see
+    ``eagerad.printing``; ``manual_seed`` is PyTorch's).
 
     >>> set_seed(0)
     """
+    CURRENT[0] = "mindspore"
+    _seed_all(seed)
+
+
+def manual_seed(seed):
+    """PyTorch's ``torch.manual_seed``: seeds as ``set_seed`` does and makes PyTorch's
+    printing face current.
+
+    >>> manual_seed(0); tensor([0.5])
+    tensor([0.5000])
+    >>> set_seed(0)
+    """
+    CURRENT[0] = "torch"
+    _seed_all(seed)
+
+
+def _seed_all(seed):
     np.random.seed(seed)
     for dev_type in backend._loaded:
         backend.get(dev_type).seed(seed)
