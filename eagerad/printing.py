@@ -5,9 +5,12 @@ whose spelling created it prints:
 
 * every tensor is stamped, when it is made, with the *current face*;
 * user code (not eagerad's own modules) sets the current face by the spelling it uses:
-  ``eagerad.tensor(...)``, a creator called with ``requires_grad=True``,
-  ``eagerad.manual_seed`` and ``nn.Module`` subclasses speak PyTorch; ``Tensor(...)``,
-  ``Parameter(..., name=...)`` and ``eagerad.set_seed`` speak MindSpore (the default);
+  ``eagerad.tensor``, ``as_tensor``, ``rand``, ``randn``, ``randint``, ``empty``, a
+  creator called with ``requires_grad=True`` and ``eagerad.manual_seed`` speak PyTorch;
+  ``Tensor(...)``, ``eagerad.set_seed`` and ``ops.randn``/``ops.rand``/``ops.randint``
+  speak MindSpore (the face before anything is said); ``zeros``, ``ones``, ``arange``
+  and the like, which both frameworks spell alike, keep the current face;
+* ``nn.Parameter(data)`` prints in ``data``'s face;
 * results of ops are made while that face is current, so they inherit it.
 
 ``eagerad.set_printoptions(style='torch' | 'mindspore')`` forces one style for every

@@ -73,6 +73,12 @@ def _infer_array(data, dtype, copy=True):
 
 
 _new = object.__new__
+_NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead.")
 
 
 class Shape(tuple):
@@ -292,6 +298,33 @@ class Tensor:
 
     new_empty = new_zeros
 
+    def new(self, *args, dtype=None, device=None, requires_grad=False):
+        """PyTorch's legacy ``x.new(...)``: ``new(2, 3)`` (or a ``torch.Size``) gives that
+        shape, ``new(data)`` a copy of ``data``, ``new()`` an empty tensor; this
+        tensor's dtype and device unless given.
+
+        >>> x = Tensor([1.0], dtype='float64')
+        >>> x.new(2, 3).shape, x.new([1, 2]).dtype, x.new().shape
+        ((2, 3), dtype('float64'), (0,))
+        """
+        if not args or all(isinstance(a, (int, np.integer)) for a in args) or \
+                (len(args) == 1 and isinstance(args[0], Shape)):
+            return self.new_zeros(*(args or (0,)), dtype=dtype, device=device,
+                                  requires_grad=requires_grad)
+        if len(args) > 1:
+            raise TypeError(f"new: pass sizes as ints or one data argument, got {args!r}")
+        return self.new_tensor(args[0], dtype, device, requires_grad)
+
+    def copy(self):
+        """MindSpore's ``Tensor.copy()``: a new tensor with its own copy of the values,
+        cut from the graph.
+
+        >>> a = Tensor([1.0, 2.0]); b = a.copy(); b[0] = 5.0
+        >>> a.tolist(), b.tolist()
+        ([1.0, 2.0], [5.0, 2.0])
+        """
+        return Tensor._make(backend.get(self._device.type).copy(self._data), self._device)
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the leaves' ``.grad`` (only those
         in ``inputs`` when given); ``gradient`` is required for non-scalar tensors.
@@ -358,7 +391,10 @@ class Tensor:
         >>> (x * x).sum().backward(); x.grad
         Tensor(shape=[1], dtype=Float32, value= [ 6.00000000e+00])
         """
-        return self._grad
+        grad = self._grad
+        if grad is None and self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
+        return grad
 
     @grad.setter
     def grad(self, value):
@@ -869,6 +905,8 @@ def _filled(shape, value, dtype, device, requires_grad):
     shape = tuple(int(s) for s in shape)
     if any(s < 0 for s in shape):
         raise ValueError(f"shape {shape} has a negative dimension")
+    if requires_grad:
+        speak("torch", 3)       # requires_grad= is PyTorch's spelling
     dev = as_device(device)
     dtype = dt.as_dtype(dtype) or _fill_dtype(value)
     if isinstance(value, Tensor):
@@ -969,7 +1007,7 @@ def arange(start, stop=None, step=1, dtype=None, device=None, requires_grad=Fals
     if stop is None:
         start, stop = 0, start
     is_float = any(isinstance(v, (float, np.floating)) for v in (start, stop, step))
-    dtype = dt.as_dtype(dtype) or (dt.float32 if is_float else dt.int64)
+    dtype = dt.as_dtype(dtype) or (dt.default_float if is_float else dt.int64)
     dev = as_device(device)
     t = Tensor._make(backend.get(dev.type).arange(start, stop, step, dtype), dev)
     return t.requires_grad_(True) if requires_grad else t
@@ -996,7 +1034,7 @@ def linspace(start, stop=None, num=None, dtype=None, device=None, requires_grad=
     bounds = [b for b in (start, stop) if isinstance(b, Tensor)]
     if not any(b._requires_grad for b in bounds):
         start, stop = (b.item() if isinstance(b, Tensor) else b for b in (start, stop))
-        return tensor(np.linspace(start, stop, num, dtype=dt.as_dtype(dtype) or dt.float32),
+        return tensor(np.linspace(start, stop, num, dtype=dt.as_dtype(dtype) or dt.default_float),
                       requires_grad=requires_grad, device=device)
     for b in bounds:
         if b.ndim != 0:
@@ -1023,15 +1061,16 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     >>> eye(2).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    return tensor(np.eye(n, m, dtype=dt.as_dtype(dtype) or dt.float32),
+    return tensor(np.eye(n, m, dtype=dt.as_dtype(dtype) or dt.default_float),
                   requires_grad=requires_grad, device=device)
 
 
 def _random(kind, shape, dtype, device, requires_grad, *params):
+    speak("torch", 3)       # torch.rand/randn (MindSpore's are ops.rand/ops.randn)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     dev = as_device(device)
-    data = getattr(backend.get(dev.type), kind)(tuple(shape), *params, dt.as_dtype(dtype) or dt.float32)
+    data = getattr(backend.get(dev.type), kind)(tuple(shape), *params, dt.as_dtype(dtype) or dt.default_float)
     t = Tensor._make(data, dev)
     return t.requires_grad_(True) if requires_grad else t
 
@@ -1084,3 +1123,102 @@ def _seed_all(seed):
     for dev_type in backend._loaded:
         backend.get(dev_type).seed(seed)
     backend.get("cpu").seed(seed)
+
+
+def rand_like(t, dtype=None, device=None, requires_grad=False):
+    """Uniform samples in [0, 1) with ``t``'s shape, dtype and device.
+
+    >>> rand_like(zeros(2, 3, dtype=dt.float64)).dtype
+    dtype('float64')
+    """
+    return rand(t.shape, dtype=dtype or t.dtype, device=device or t.device,
+                requires_grad=requires_grad)
+
+
+def randn_like(t, dtype=None, device=None, requires_grad=False):
+    """Standard normal samples with ``t``'s shape, dtype and device.
+
+    >>> randn_like(zeros(4)).shape
+    (4,)
+    """
+    return randn(t.shape, dtype=dtype or t.dtype, device=device or t.device,
+                 requires_grad=requires_grad)
+
+
+def randint(low=0, high=None, size=None, dtype=None, device=None, requires_grad=False):
+    """Integers drawn uniformly from ``[low, high)``: ``randint(high, size)`` or
+    ``randint(low, high, size)`` as PyTorch (int64 by default).
+
+    >>> set_seed(0); r = randint(3, 7, (1000,))
+    >>> int(r.min()), int(r.max()), r.dtype, randint(5, (2,)).shape
+    (3, 6, dtype('int64'), (2,))
+    """
+    if size is None:                      # randint(high, size)
+        if high is None:
+            raise TypeError("randint needs high and size, e.g. randint(10, (3,)) or "
+                            "randint(0, 10, (3,))")
+        low, high, size = 0, low, high
+    if high is None:
+        raise TypeError("randint: high is missing")
+    if int(high) <= int(low):
+        raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
+    speak("torch")
+    size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+    dtype = dt.as_dtype(dtype) or dt.int64
+    dev = as_device(device)
+    t = Tensor._make(backend.get(dev.type).integers(size, int(low), int(high), dtype), dev)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def randint_like(t, low=0, high=None, dtype=None, device=None, requires_grad=False):
+    """``randint`` with ``t``'s shape, dtype and device (``randint_like(t, high)`` or
+    ``randint_like(t, low, high)``).
+
+    >>> randint_like(zeros(3, dtype=dt.int32), 10).dtype
+    dtype('int32')
+    """
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, t.shape, dtype=dtype or t.dtype, device=device or t.device,
+                   requires_grad=requires_grad)
+
+
+def empty(*shape, dtype=None, device=None, requires_grad=False):
+    """PyTorch's ``empty``: a tensor of ``shape`` whose values are to be overwritten
+    (eagerad fills it with zeros, so nothing undefined is ever read).
+
+    >>> empty(2, 3).shape
+    (2, 3)
+    """
+    speak("torch")
+    return _filled(shape, 0.0, dtype, device, requires_grad)
+
+
+def empty_like(t, dtype=None, device=None, requires_grad=False):
+    """``empty`` with ``t``'s shape, dtype and device.
+
+    >>> empty_like(ones(2, dtype=dt.int64)).tolist()
+    [0, 0]
+    """
+    return _like(t, 0, dtype, device, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """PyTorch's ``as_tensor``: shares memory when it can (a tensor of the same dtype and
+    device is returned as is; a CPU numpy array of a supported dtype is wrapped without
+    copying, like ``from_numpy``), otherwise copies.
+
+    >>> a = np.zeros(2); t = as_tensor(a); a[0] = 3.0
+    >>> t.tolist(), as_tensor(t) is t, as_tensor([1, 2], dtype=dt.float32).dtype
+    ([3.0, 0.0], True, dtype('float32'))
+    """
+    speak("torch")
+    dtype = dt.as_dtype(dtype)
+    if isinstance(data, Tensor):
+        if dtype is not None and dtype != data.dtype:
+            data = data.astype(dtype)
+        return data if device is None or as_device(device) == data.device else data.to(device)
+    if isinstance(data, np.ndarray) and data.dtype in dt.SUPPORTED and \
+            (dtype is None or dtype == data.dtype) and as_device(device).type == "cpu":
+        return from_numpy(data)
+    return tensor(data, dtype, device=device)
