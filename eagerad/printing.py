@@ -8,7 +8,8 @@ whose spelling created it prints:
   ``eagerad.tensor``, ``as_tensor``, ``rand``, ``randn``, ``randint``, ``empty``, a
   creator called with ``requires_grad=True`` and ``eagerad.manual_seed`` speak PyTorch;
   ``Tensor(...)``, ``eagerad.set_seed`` and ``ops.randn``/``ops.rand``/``ops.randint``
-  speak MindSpore (the face before anything is said); ``zeros``, ``ones``, ``arange``
+  speak MindSpore (the face before anything is said), and so does instantiating a
+  user's ``nn.Cell`` that writes ``construct`` (``forward``: PyTorch); ``zeros``, ``ones``, ``arange``
   and the like, which both frameworks spell alike, keep the current face;
 * ``nn.Parameter(data)`` prints in ``data``'s face;
 * results of ops are made while that face is current, so they inherit it.

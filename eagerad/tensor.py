@@ -793,6 +793,9 @@ class Parameter(Tensor):
         return f"Parameter (name={self.name}, shape={tuple(self.shape)}, " \
                f"dtype={dt.ms_name(self.dtype)}, requires_grad={self.requires_grad})"
 
+    def __str__(self):
+        return repr(self) if style_of(self) == "torch" else Tensor.__str__(self)
+
 
 class ParameterTuple(tuple):
     """An immutable tuple of Parameters (MindSpore's ``ParameterTuple``).

@@ -39,6 +39,28 @@ def test_pytorch_parameter_and_grad_fn_repr():
     assert repr(nn.Parameter(eagerad.tensor([1.0]), False)) == "Parameter containing:\ntensor([1.])"
 
 
+def test_module_spelling_sets_the_face():
+    class Poly(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(1, 1)
+
+        def forward(self, x):
+            return self.lin(x)
+
+    eagerad.set_seed(0)                       # MindSpore's face current
+    m = Poly()
+    m.lin.bias.set_data(eagerad.Tensor([0.5]))
+    assert str(m.lin.bias) == "Parameter containing:\ntensor([0.5000], requires_grad=True)"
+
+    class Net(nn.Cell):
+        def construct(self, x):
+            return x
+
+    Net()
+    assert repr(eagerad.ones(1)).startswith("Tensor(shape=[1]")
+
+
 def test_mindspore_spelling_keeps_mindspore_format():
     eagerad.tensor(1.0)                      # the other face was current just before
     assert repr(eagerad.Tensor([21.536])) == "Tensor(shape=[1], dtype=Float32, value= [ 2.15359993e+01])"

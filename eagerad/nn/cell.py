@@ -21,6 +21,7 @@ When a child is attached as ``self.fc``, the names of its parameters gain the pr
 from collections import OrderedDict
 
 from ..device import as_device
+from ..printing import speak
 from ..tensor import Parameter
 from .hooks import KINDS, add_hook, call_with_hooks
 
@@ -45,7 +46,10 @@ class Cell:
     def __init__(self, auto_prefix=True, flags=None):
         self._registry()
         self.__dict__["_auto_prefix"] = auto_prefix
-        self.__dict__["training"] = _starts_training(type(self))
+        spelling = _spelling(type(self))
+        self.__dict__["training"] = spelling != "construct"
+        if spelling:        # a user's forward() speaks PyTorch, construct() MindSpore
+            speak("torch" if spelling == "forward" else "mindspore")
 
     def _registry(self):
         """The ordered name lists, created on first use (also if ``__init__`` was skipped)."""
@@ -479,7 +483,3 @@ def _spelling(cls):
                 return method
     return None
 
-
-def _starts_training(cls):
-    """MindSpore's Cells start in inference mode, PyTorch's Modules in training mode."""
-    return _spelling(cls) != "construct"
