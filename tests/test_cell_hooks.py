@@ -113,3 +113,30 @@ def test_parameter_pytorch_signature_and_import_paths():
     assert nn.Parameter().shape == (0,)
     with pytest.raises(TypeError, match="callable"):
         nn.Dense(1, 1).register_forward_hook(3)
+
+
+def _doubling_relu(module, log):
+    module.register_forward_hook(lambda cell, inputs, out: out + out)
+    module.register_full_backward_pre_hook(lambda cell, go: log.append(("pre", go[0].tolist())))
+    module.register_full_backward_hook(
+        lambda cell, gi, go: log.append(("back", gi[0].tolist(), go[0].tolist())))
+    return module
+
+
+def test_backward_hook_after_a_replacing_forward_hook_mindspore_face():
+    # MindSpore's hook tutorial: pre-hook sees 1, backward hook grad_input 2, grad_output 2
+    log = []
+    relu = _doubling_relu(nn.ReLU(), log)
+    x = eagerad.Tensor([2.0])
+    g = eagerad.grad(lambda v: relu(v).sum())(x)
+    assert log == [("pre", [1.0]), ("back", [2.0], [2.0])] and g.tolist() == [2.0]
+
+
+def test_backward_hook_after_a_replacing_forward_hook_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    theirs, mine = [], []
+    t = torch.tensor([2.0], requires_grad=True)
+    _doubling_relu(torch.nn.ReLU(), theirs)(t).sum().backward()
+    x = eagerad.tensor([2.0], requires_grad=True)
+    _doubling_relu(nn.ReLU(), mine)(x).sum().backward()
+    assert mine == theirs and x.grad.tolist() == t.grad.tolist()

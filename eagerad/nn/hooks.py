@@ -9,7 +9,11 @@ handles, in the shape both frameworks give them (MindSpore's ``Cell`` and PyTorc
 
 Backward hooks wrap the cell's tensor inputs and outputs in identity nodes (one
 ``autograd.Function`` each side), so ``grad_input`` holds the gradients with respect to
-the cell's inputs as a whole, as PyTorch's full backward hooks do.
+the cell's inputs as a whole, as PyTorch's full backward hooks do.  The frameworks
+differ when a forward hook replaces the output: PyTorch's ``grad_output`` is the
+gradient of the replaced output (what the backward pre-hooks saw), MindSpore's that
+of ``construct``'s own output; eagerad follows the face current at the call (see
+``eagerad.printing``).
 
 >>> import eagerad
 >>> seen = []
@@ -24,6 +28,7 @@ from collections import OrderedDict
 
 from ..autograd.function import Function
 from ..checkpoint import checkpoint
+from ..printing import CURRENT
 from ..tensor import Tensor
 
 _ids = itertools.count()
@@ -123,16 +128,23 @@ def call_with_hooks(cell, args, kwargs):
         out = checkpoint(lambda *a: cell.construct(*a, **kwargs), *args)
     else:
         out = cell.construct(*args, **kwargs)
-    if post:
-        out = _replace(post, cell, args, out)
+    raw = backward and CURRENT[0] == "mindspore"
     if backward:
         n_inputs = sum(isinstance(a, Tensor) for a in args)
 
-        def on_outputs(grads):
-            grads = _as_tuple(_replace(bpre or {}, cell, tuple(grads)))
+        def record(grads):
             state["grad_output"] = grads
             if not state["inputs_hooked"]:     # no input needs a gradient: report None
                 _replace(back or {}, cell, (None,) * n_inputs, grads)
             return grads
+
+        def on_outputs(grads):
+            grads = _as_tuple(_replace(bpre or {}, cell, tuple(grads)))
+            return grads if raw else record(grads)
+        if raw:     # MindSpore's grad_output: the gradient of construct's own output
+            out, _ = _through(lambda grads: record(tuple(grads)), out)
+    if post:
+        out = _replace(post, cell, args, out)
+    if backward:
         out, _ = _through(on_outputs, out)
     return out
