@@ -8,9 +8,14 @@
 from . import dtype
 from .dtype import (bool_, float16, float32, float64, int8, int16, int32, int64, uint8)
 from .device import Device as device
+from .printing import set_printoptions
 from .tensor import from_dlpack, from_numpy
+from .tensor import (Shape as Size, as_tensor, empty, empty_like, rand_like, randint,
+                     randint_like, randn_like)
+from .dtype import get_default_dtype, set_default_dtype
+from .context import get_default_device, set_default_device
 from .tensor import (Parameter, ParameterTuple, Tensor, arange, eye, full, full_like, linspace,
-                     ones, ones_like, rand, randn, set_seed, tensor, zeros, zeros_like)
+                     ones, ones_like, rand, randn, set_seed, manual_seed, tensor, zeros, zeros_like)
 from . import autograd
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from . import ops
@@ -34,7 +39,7 @@ from . import amp
 from . import nn
 from . import optim  # eagerad.optim.Adam, eagerad.optim.lr_scheduler, as torch.optim
 from . import viz
-from . import cuda, data, linalg, tree
+from . import accelerator, cuda, data, linalg, printing, tree
 from .checkpoint import checkpoint
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 
@@ -68,6 +73,5 @@ from .ops.statistics import median_lower as median
 
 # PyTorch's spellings of dtypes and seeding
 float, double, half, long, int, bool = float32, float64, float16, int64, int32, bool_
-manual_seed = set_seed
 
 __version__ = "0.1.0"

@@ -114,6 +114,28 @@ def default_device():
     return _default[0]
 
 
+def set_default_device(device):
+    """PyTorch's ``set_default_device``: where tensors go when no ``device`` is given
+    (``None`` means the CPU); ``'cuda'`` needs a usable GPU.
+
+    >>> set_default_device("cpu"); get_default_device()
+    device(type='cpu')
+    """
+    dev = CPU if device is None else Device(device)
+    if dev.type == "cuda":
+        require_cuda()
+    _default[0] = dev
+
+
+def get_default_device():
+    """PyTorch's ``get_default_device`` (same as ``default_device``).
+
+    >>> get_default_device()
+    device(type='cpu')
+    """
+    return _default[0]
+
+
 def jit(fn=None, *args, **kwargs):
     """MindSpore's ``@jit`` (also ``ms_function``): accepted, and the function runs eagerly
     as written (said once per process); arguments such as ``mode=``/``jit_config=`` are

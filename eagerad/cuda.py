@@ -8,7 +8,7 @@ simulator is switched on with ``NUMBA_ENABLE_CUDASIM=1``); it never raises.
 True
 """
 from .context import cuda_problem
-from .tensor import set_seed
+from .tensor import manual_seed as _manual_seed
 
 
 def is_available():
@@ -48,7 +48,7 @@ def manual_seed(seed):
 
     >>> manual_seed(0)
     """
-    set_seed(seed)
+    _manual_seed(seed)
 
 
 manual_seed_all = manual_seed

@@ -101,3 +101,28 @@ def promote_scalar(dtype, scalar):
     if isinstance(scalar, float) and dtype.kind != "f":
         return default_float
     return dtype
+
+
+def set_default_dtype(dtype):
+    """PyTorch's ``set_default_dtype``: the float type Python floats and float creators
+    (``tensor(1.0)``, ``zeros``, ``randn``, ``linspace``) get; float16/32/64 only.
+
+    >>> set_default_dtype(float64); import eagerad; eagerad.tensor(1.5).dtype
+    dtype('float64')
+    >>> set_default_dtype(float32); get_default_dtype()
+    dtype('float32')
+    """
+    global default_float
+    d = as_dtype(dtype)
+    if d is None or not is_floating(d):
+        raise TypeError(f"set_default_dtype: only floating point dtypes are supported, got {dtype!r}")
+    default_float = d
+
+
+def get_default_dtype():
+    """The float type set by ``set_default_dtype`` (float32 unless changed).
+
+    >>> get_default_dtype()
+    dtype('float32')
+    """
+    return default_float

@@ -10,12 +10,14 @@ layer adds its own), so this module imports nothing above ``backend``.
 ((1, 2), dtype('float32'))
 """
 import math
+import warnings
 import weakref
 
 import numpy as np
 
 from . import backend, dtype as dt
 from .device import CPU, as_device
+from .printing import CURRENT, FORCED, internal, mindspore_repr, speak, style_of, torch_repr
 
 
 def _initialized(shape, dtype, init):
@@ -71,6 +73,32 @@ def _infer_array(data, dtype, copy=True):
 
 
 _new = object.__new__
+_NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
+
+
+class Shape(tuple):
+    """PyTorch's ``torch.Size``: a tuple of dimensions that prints as ``torch.Size([2, 3])``.
+    The shape of a tensor of the PyTorch face is one; MindSpore's shapes are plain tuples.
+
+    >>> Shape((2, 3)), Shape((2, 3)) == (2, 3), Shape([4]).numel()
+    (torch.Size([2, 3]), True, 4)
+    """
+
+    def __repr__(self):
+        return f"torch.Size({list(self)})"
+
+    def __format__(self, spec):
+        # eagerad's own messages show shapes as tuples whatever the face
+        return format(tuple(self) if internal(1) else repr(self), spec)
+
+    def numel(self):
+        """Element count of a tensor of this shape (PyTorch's ``Size.numel``)."""
+        return math.prod(self)
 
 
 class Size(int):
@@ -78,7 +106,7 @@ class Size(int):
 
     >>> s = Tensor([[1, 2, 3], [4, 5, 6]]).size
     >>> int(s), s(), s(1)
-    (6, (2, 3), 3)
+    (6, torch.Size([2, 3]), 3)
     """
 
     def __new__(cls, shape):
@@ -87,7 +115,7 @@ class Size(int):
         return obj
 
     def __call__(self, dim=None):
-        return self.shape if dim is None else self.shape[dim]
+        return Shape(self.shape) if dim is None else self.shape[dim]
 
 
 class Tensor:
@@ -100,7 +128,7 @@ class Tensor:
     Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00  4.00000000e+00])
     """
     __slots__ = ("_data", "_device", "_requires_grad", "_grad", "grad_fn", "_out_index",
-                 "_version", "_hooks", "_retains_grad", "_tangents", "__weakref__", "__dict__")
+                 "_version", "_hooks", "_retains_grad", "_tangents", "_face", "__weakref__", "__dict__")
     __array_priority__ = 1000  # numpy defers to our reflected operators
     _view = None    # (root tensor, view steps) for a view made by ops/shape.py
     _views = None   # weak set of the live views of this (root) tensor
@@ -113,6 +141,8 @@ class Tensor:
             dtype = None
         elif data is None:
             raise TypeError("Tensor() needs data, e.g. Tensor([1.0, 2.0]) or Tensor(shape=(2, 3), dtype=...)")
+        if type(self) is Tensor:
+            speak("mindspore")      # MindSpore's spelling (see eagerad.printing)
         arr = _infer_array(data, dtype)
         dev = as_device(device) if device is not None else (
             data._device if isinstance(data, Tensor) else as_device(None))
@@ -129,6 +159,7 @@ class Tensor:
         self._hooks = None
         self._retains_grad = False
         self._tangents = None
+        self._face = CURRENT[0]
 
     @staticmethod
     def _make(data, device=CPU, requires_grad=False, grad_fn=None, version=None):
@@ -145,6 +176,7 @@ class Tensor:
         t._hooks = None
         t._retains_grad = False
         t._tangents = None
+        t._face = CURRENT[0]
         return t
 
     # ------------------------------------------------------------ metadata
@@ -156,6 +188,8 @@ class Tensor:
         (2, 3)
         """
         s = self._data.shape
+        if (FORCED[0] or self._face) == "torch":
+            return Shape(s)
         return s if type(s) is tuple else tuple(s)   # CUDA simulator shapes refuse s[-1]
 
     @property
@@ -264,6 +298,33 @@ class Tensor:
 
     new_empty = new_zeros
 
+    def new(self, *args, dtype=None, device=None, requires_grad=False):
+        """PyTorch's legacy ``x.new(...)``: ``new(2, 3)`` (or a ``torch.Size``) gives that
+        shape, ``new(data)`` a copy of ``data``, ``new()`` an empty tensor; this
+        tensor's dtype and device unless given.
+
+        >>> x = Tensor([1.0], dtype='float64')
+        >>> x.new(2, 3).shape, x.new([1, 2]).dtype, x.new().shape
+        ((2, 3), dtype('float64'), (0,))
+        """
+        if not args or all(isinstance(a, (int, np.integer)) for a in args) or \
+                (len(args) == 1 and isinstance(args[0], Shape)):
+            return self.new_zeros(*(args or (0,)), dtype=dtype, device=device,
+                                  requires_grad=requires_grad)
+        if len(args) > 1:
+            raise TypeError(f"new: pass sizes as ints or one data argument, got {args!r}")
+        return self.new_tensor(args[0], dtype, device, requires_grad)
+
+    def copy(self):
+        """MindSpore's ``Tensor.copy()``: a new tensor with its own copy of the values,
+        cut from the graph.
+
+        >>> a = Tensor([1.0, 2.0]); b = a.copy(); b[0] = 5.0
+        >>> a.tolist(), b.tolist()
+        ([1.0, 2.0], [5.0, 2.0])
+        """
+        return Tensor._make(backend.get(self._device.type).copy(self._data), self._device)
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the leaves' ``.grad`` (only those
         in ``inputs`` when given); ``gradient`` is required for non-scalar tensors.
@@ -330,7 +391,10 @@ class Tensor:
         >>> (x * x).sum().backward(); x.grad
         Tensor(shape=[1], dtype=Float32, value= [ 6.00000000e+00])
         """
-        return self._grad
+        grad = self._grad
+        if grad is None and self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
+        return grad
 
     @grad.setter
     def grad(self, value):
@@ -537,19 +601,11 @@ class Tensor:
 
     # ------------------------------------------------------------- printing
     def __str__(self):
-        return str(self.numpy())
+        """PyTorch's face prints its repr; MindSpore's prints the values as numpy does."""
+        return torch_repr(self) if style_of(self) == "torch" else str(self.numpy())
 
     def __repr__(self):
-        arr = self.numpy()
-        head = f"Tensor(shape={list(arr.shape)}, dtype={dt.ms_name(arr.dtype)}, value="
-        if arr.ndim == 0:
-            body = " " + (f"{arr.item():g}" if arr.dtype.kind == "f" else str(arr.item()))
-        elif arr.ndim == 1:
-            body = " " + _format_1d(arr)
-        else:
-            body = "\n" + np.array2string(arr, separator=", ", formatter=_format_nd(arr))
-        extra = "" if self._device.type == "cpu" else f", device={self._device}"
-        return head + body + extra + ")"
+        return torch_repr(self) if style_of(self) == "torch" else mindspore_repr(self)
 
 
 # ------------------------------------------------------------ numpy protocols
@@ -667,29 +723,6 @@ def _numpy_fallback(name, fn, args, kwargs):
     return result
 
 
-def _format_1d(arr):
-    if arr.dtype.kind == "f":
-        return np.array2string(arr, formatter={"float_kind": lambda v: f"{v: .8e}"})
-    return np.array2string(arr)
-
-
-def _format_nd(arr):
-    if arr.dtype.kind == "f":
-        return {"float_kind": lambda v: _exp3(f"{v:.8e}")}
-    return None
-
-
-def _exp3(text):
-    """``4.00000000e+00`` -> ``4.00000000e+000`` as MindSpore prints matrices (nan and
-    inf, which have no exponent, are printed as they are).
-
-    >>> _exp3('4.00000000e+00'), _exp3('-inf')
-    ('4.00000000e+000', '-inf')
-    """
-    mant, e, exp = text.partition("e")
-    return f"{mant}e{exp[0]}{int(exp[1:]):03d}" if e else text
-
-
 def _caster(dtype, name):
     def cast(self):
         return self.astype(dtype)
@@ -706,7 +739,9 @@ del _name, _dtype
 
 
 class Parameter(Tensor):
-    """A trainable tensor with a name (MindSpore's ``Parameter``).
+    """A trainable tensor with a name (MindSpore's ``Parameter``; also PyTorch's
+    ``nn.Parameter(data, requires_grad=True)``, which prints PyTorch's way when ``data``
+    was made with PyTorch's spelling).
 
     Unlike the PyTorch face it accepts integer data: MindSpore differentiates
     integer parameters as real-valued and returns integer gradients.
@@ -716,11 +751,17 @@ class Parameter(Tensor):
     ('w', True)
     """
 
-    def __init__(self, default_input, name=None, requires_grad=True, dtype=None):
+    def __init__(self, default_input=None, name=None, requires_grad=True, dtype=None):
+        if isinstance(name, bool):      # PyTorch's Parameter(data, requires_grad)
+            name, requires_grad = None, name
+        if default_input is None:       # PyTorch's Parameter(): an empty tensor
+            default_input = np.zeros(0, dt.default_float)
         data = _infer_array(default_input, dtype)     # a copy: the parameter owns its buffer
         dev = default_input._device if isinstance(default_input, Tensor) else as_device(None)
         self._init(backend.get(dev.type).from_numpy(data) if dev.type != "cpu" else data, dev,
                    bool(requires_grad))
+        if isinstance(default_input, Tensor):
+            self._face = default_input._face    # nn.Parameter(torch.randn(2)) prints PyTorch's way
         self.name = name
 
     def requires_grad_(self, requires_grad=True):
@@ -747,8 +788,13 @@ class Parameter(Tensor):
         self.set_data(value)
 
     def __repr__(self):
-        return f"Parameter (name={self.name}, shape={self.shape}, dtype={dt.ms_name(self.dtype)}, " \
-               f"requires_grad={self.requires_grad})"
+        if style_of(self) == "torch":
+            return "Parameter containing:\n" + torch_repr(self)
+        return f"Parameter (name={self.name}, shape={tuple(self.shape)}, " \
+               f"dtype={dt.ms_name(self.dtype)}, requires_grad={self.requires_grad})"
+
+    def __str__(self):
+        return repr(self) if style_of(self) == "torch" else Tensor.__str__(self)
 
 
 class ParameterTuple(tuple):
@@ -776,6 +822,7 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     >>> tensor(1.0, requires_grad=True).requires_grad
     True
     """
+    speak("torch")          # PyTorch's spelling (see eagerad.printing)
     t = Tensor(data, dtype, device=device)
     if requires_grad:
         t.requires_grad_(True)
@@ -861,6 +908,8 @@ def _filled(shape, value, dtype, device, requires_grad):
     shape = tuple(int(s) for s in shape)
     if any(s < 0 for s in shape):
         raise ValueError(f"shape {shape} has a negative dimension")
+    if requires_grad:
+        speak("torch", 3)       # requires_grad= is PyTorch's spelling
     dev = as_device(device)
     dtype = dt.as_dtype(dtype) or _fill_dtype(value)
     if isinstance(value, Tensor):
@@ -961,7 +1010,7 @@ def arange(start, stop=None, step=1, dtype=None, device=None, requires_grad=Fals
     if stop is None:
         start, stop = 0, start
     is_float = any(isinstance(v, (float, np.floating)) for v in (start, stop, step))
-    dtype = dt.as_dtype(dtype) or (dt.float32 if is_float else dt.int64)
+    dtype = dt.as_dtype(dtype) or (dt.default_float if is_float else dt.int64)
     dev = as_device(device)
     t = Tensor._make(backend.get(dev.type).arange(start, stop, step, dtype), dev)
     return t.requires_grad_(True) if requires_grad else t
@@ -988,7 +1037,7 @@ def linspace(start, stop=None, num=None, dtype=None, device=None, requires_grad=
     bounds = [b for b in (start, stop) if isinstance(b, Tensor)]
     if not any(b._requires_grad for b in bounds):
         start, stop = (b.item() if isinstance(b, Tensor) else b for b in (start, stop))
-        return tensor(np.linspace(start, stop, num, dtype=dt.as_dtype(dtype) or dt.float32),
+        return tensor(np.linspace(start, stop, num, dtype=dt.as_dtype(dtype) or dt.default_float),
                       requires_grad=requires_grad, device=device)
     for b in bounds:
         if b.ndim != 0:
@@ -1015,15 +1064,16 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     >>> eye(2).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    return tensor(np.eye(n, m, dtype=dt.as_dtype(dtype) or dt.float32),
+    return tensor(np.eye(n, m, dtype=dt.as_dtype(dtype) or dt.default_float),
                   requires_grad=requires_grad, device=device)
 
 
 def _random(kind, shape, dtype, device, requires_grad, *params):
+    speak("torch", 3)       # torch.rand/randn (MindSpore's are ops.rand/ops.randn)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     dev = as_device(device)
-    data = getattr(backend.get(dev.type), kind)(tuple(shape), *params, dt.as_dtype(dtype) or dt.float32)
+    data = getattr(backend.get(dev.type), kind)(tuple(shape), *params, dt.as_dtype(dtype) or dt.default_float)
     t = Tensor._make(data, dev)
     return t.requires_grad_(True) if requires_grad else t
 
@@ -1049,11 +1099,129 @@ def randn(*shape, dtype=None, device=None, requires_grad=False):
 
 
 def set_seed(seed):
-    """Seed every backend's random generator (initialisers, dropout, rand/randn).
+    """Seed every backend's random generator (initialisers, dropout, rand/randn);
+    MindSpore's spelling, so MindSpore's printing face becomes current (see
+    ``eagerad.printing``; ``manual_seed`` is PyTorch's).
 
     >>> set_seed(0)
     """
+    CURRENT[0] = "mindspore"
+    _seed_all(seed)
+
+
+def manual_seed(seed):
+    """PyTorch's ``torch.manual_seed``: seeds as ``set_seed`` does and makes PyTorch's
+    printing face current.
+
+    >>> manual_seed(0); tensor([0.5])
+    tensor([0.5000])
+    >>> set_seed(0)
+    """
+    CURRENT[0] = "torch"
+    _seed_all(seed)
+
+
+def _seed_all(seed):
     np.random.seed(seed)
     for dev_type in backend._loaded:
         backend.get(dev_type).seed(seed)
     backend.get("cpu").seed(seed)
+
+
+def rand_like(t, dtype=None, device=None, requires_grad=False):
+    """Uniform samples in [0, 1) with ``t``'s shape, dtype and device.
+
+    >>> rand_like(zeros(2, 3, dtype=dt.float64)).dtype
+    dtype('float64')
+    """
+    return rand(t.shape, dtype=dtype or t.dtype, device=device or t.device,
+                requires_grad=requires_grad)
+
+
+def randn_like(t, dtype=None, device=None, requires_grad=False):
+    """Standard normal samples with ``t``'s shape, dtype and device.
+
+    >>> randn_like(zeros(4)).shape
+    (4,)
+    """
+    return randn(t.shape, dtype=dtype or t.dtype, device=device or t.device,
+                 requires_grad=requires_grad)
+
+
+def randint(low=0, high=None, size=None, dtype=None, device=None, requires_grad=False):
+    """Integers drawn uniformly from ``[low, high)``: ``randint(high, size)`` or
+    ``randint(low, high, size)`` as PyTorch (int64 by default).
+
+    >>> set_seed(0); r = randint(3, 7, (1000,))
+    >>> int(r.min()), int(r.max()), r.dtype, randint(5, (2,)).shape
+    (3, 6, dtype('int64'), (2,))
+    """
+    if size is None:                      # randint(high, size)
+        if high is None:
+            raise TypeError("randint needs high and size, e.g. randint(10, (3,)) or "
+                            "randint(0, 10, (3,))")
+        low, high, size = 0, low, high
+    if high is None:
+        raise TypeError("randint: high is missing")
+    if int(high) <= int(low):
+        raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
+    speak("torch")
+    size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+    dtype = dt.as_dtype(dtype) or dt.int64
+    dev = as_device(device)
+    t = Tensor._make(backend.get(dev.type).integers(size, int(low), int(high), dtype), dev)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def randint_like(t, low=0, high=None, dtype=None, device=None, requires_grad=False):
+    """``randint`` with ``t``'s shape, dtype and device (``randint_like(t, high)`` or
+    ``randint_like(t, low, high)``).
+
+    >>> randint_like(zeros(3, dtype=dt.int32), 10).dtype
+    dtype('int32')
+    """
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, t.shape, dtype=dtype or t.dtype, device=device or t.device,
+                   requires_grad=requires_grad)
+
+
+def empty(*shape, dtype=None, device=None, requires_grad=False):
+    """PyTorch's ``empty``: a tensor of ``shape`` whose values are to be overwritten
+    (eagerad fills it with zeros, so nothing undefined is ever read).
+
+    >>> empty(2, 3).shape
+    (2, 3)
+    """
+    speak("torch")
+    return _filled(shape, 0.0, dtype, device, requires_grad)
+
+
+def empty_like(t, dtype=None, device=None, requires_grad=False):
+    """``empty`` with ``t``'s shape, dtype and device.
+
+    >>> empty_like(ones(2, dtype=dt.int64)).tolist()
+    [0, 0]
+    """
+    return _like(t, 0, dtype, device, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """PyTorch's ``as_tensor``: shares memory when it can (a tensor of the same dtype and
+    device is returned as is; a CPU numpy array of a supported dtype is wrapped without
+    copying, like ``from_numpy``), otherwise copies.
+
+    >>> a = np.zeros(2); t = as_tensor(a); a[0] = 3.0
+    >>> t.tolist(), as_tensor(t) is t, as_tensor([1, 2], dtype=dt.float32).dtype
+    ([3.0, 0.0], True, dtype('float32'))
+    """
+    speak("torch")
+    dtype = dt.as_dtype(dtype)
+    if isinstance(data, Tensor):
+        if dtype is not None and dtype != data.dtype:
+            data = data.astype(dtype)
+        return data if device is None or as_device(device) == data.device else data.to(device)
+    if isinstance(data, np.ndarray) and data.dtype in dt.SUPPORTED and \
+            (dtype is None or dtype == data.dtype) and as_device(device).type == "cpu":
+        return from_numpy(data)
+    return tensor(data, dtype, device=device)

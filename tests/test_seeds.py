@@ -212,3 +212,15 @@ def test_own_tutorials_match_closed_forms():
             a, b = _numbers(mine.split(")", 1)[-1]), _numbers(closed)
             assert len(a) == len(b) and all(abs(x - y) <= 1e-9 * max(1.0, abs(y))
                                             for x, y in zip(a, b)), (name, mine, closed)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in SECTIONS if "torch" in n))
+def test_pytorch_snippets_print_pytorch_format(name):
+    """The PyTorch snippets print exactly what the seed shows (``tensor(3., grad_fn=...)``),
+    line for line wherever the seed shows a tensor."""
+    printed = _run(name).splitlines()
+    shown = [line.strip() for line in _expected_output(name).splitlines() if "tensor(" in line]
+    at = 0
+    for line in shown:
+        assert line in printed[at:], f"{name} should print {line!r}; printed:\n" + "\n".join(printed)
+        at = printed.index(line, at) + 1

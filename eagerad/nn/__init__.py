@@ -9,6 +9,8 @@
 """
 from . import init
 from .cell import Cell, Module
+from .parameter import Parameter
+from . import modules, parameter
 from .layers import (CellList, Dense, Dropout, Flatten, Identity, Linear, LogSoftmax, ModuleList,
                      ReLU, Sequential, SequentialCell, Sigmoid, Softmax, Tanh, get_activation)
 from .loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits

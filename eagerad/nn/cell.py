@@ -21,15 +21,20 @@ When a child is attached as ``self.fc``, the names of its parameters gain the pr
 from collections import OrderedDict
 
 from ..device import as_device
+from ..printing import speak
 from ..tensor import Parameter
+from .hooks import KINDS, add_hook, call_with_hooks
 
 
 class Cell:
     """Base class of layers, losses and whole networks.
 
     Subclasses write ``construct`` (MindSpore) or ``forward`` (PyTorch); calling the
-    cell runs it.  ``training`` starts True (PyTorch's default), so Dropout is active
-    until ``set_train(False)`` / ``eval()``.
+    cell runs it.  The spelling also sets the starting mode, as in each framework: a
+    class that writes ``construct`` starts in inference mode (``training`` False, as
+    MindSpore's Cells: call ``set_train()``), one that writes ``forward`` in training
+    mode (PyTorch's Modules); eagerad's own layers start in training mode, and a
+    child attached to a ``construct``-spelled cell takes that cell's mode.
 
     >>> class Twice(Cell):
     ...     def construct(self, x):
@@ -41,7 +46,10 @@ class Cell:
     def __init__(self, auto_prefix=True, flags=None):
         self._registry()
         self.__dict__["_auto_prefix"] = auto_prefix
-        self.__dict__["training"] = True
+        spelling = _spelling(type(self))
+        self.__dict__["training"] = spelling != "construct"
+        if spelling:        # a user's forward() speaks PyTorch, construct() MindSpore
+            speak("torch" if spelling == "forward" else "mindspore")
 
     def _registry(self):
         """The ordered name lists, created on first use (also if ``__init__`` was skipped)."""
@@ -65,6 +73,8 @@ class Cell:
             if self.__dict__.get("_auto_prefix", True):
                 for p in value.get_parameters():
                     p.name = f"{name}.{p.name}"
+            if _spelling(type(self)) == "construct":
+                value.set_train(self.__dict__.get("training", False))
             cells.append(name)
         object.__setattr__(self, name, value)
 
@@ -141,7 +151,74 @@ class Cell:
         return self.construct(*args, **kwargs)
 
     def __call__(self, *args, **kwargs):
+        d = self.__dict__
+        if d.get("_forward_pre_hooks") or d.get("_forward_hooks") or d.get("_recompute") or \
+                d.get("_backward_pre_hooks") or d.get("_backward_hooks"):
+            return call_with_hooks(self, args, kwargs)
         return self.construct(*args, **kwargs)
+
+    # ------------------------------------------------------------------ hooks
+    def _hooks(self, kind):
+        return self.__dict__.setdefault(kind, OrderedDict())
+
+    def register_forward_pre_hook(self, hook_fn):
+        """Call ``hook_fn(cell, inputs)`` before each forward; a non-None result replaces
+        the inputs.  Returns a handle: ``handle.remove()`` unregisters it.
+
+        >>> d = eagerad.nn.Dense(1, 1, has_bias=False, weight_init='ones')
+        >>> h = d.register_forward_pre_hook(lambda cell, inputs: (inputs[0] * 10,))
+        >>> d(eagerad.ones(1, 1)).item()
+        10.0
+        """
+        return add_hook(self._hooks(KINDS[0]), hook_fn)
+
+    def register_forward_hook(self, hook_fn):
+        """Call ``hook_fn(cell, inputs, output)`` after each forward; a non-None result
+        replaces the output.  Returns a removable handle.
+
+        >>> d = eagerad.nn.Dense(1, 1, has_bias=False, weight_init='ones')
+        >>> h = d.register_forward_hook(lambda cell, inputs, out: out + 1)
+        >>> d(eagerad.ones(1, 1)).item()
+        2.0
+        """
+        return add_hook(self._hooks(KINDS[1]), hook_fn)
+
+    def register_backward_pre_hook(self, hook_fn):
+        """Call ``hook_fn(cell, grad_output)`` when the gradient with respect to the
+        cell's output arrives; a non-None result replaces it.  Returns a removable handle.
+
+        >>> x = eagerad.tensor([2.0], requires_grad=True)
+        >>> h = eagerad.nn.ReLU().register_backward_pre_hook(lambda c, g: (g[0] * 3,))
+        """
+        return add_hook(self._hooks(KINDS[2]), hook_fn)
+
+    def register_backward_hook(self, hook_fn):
+        """Call ``hook_fn(cell, grad_input, grad_output)`` once the gradients with respect
+        to the cell's inputs are known (tuples of tensors); a non-None result replaces
+        ``grad_input``.  Returns a removable handle.
+
+        >>> relu, seen = eagerad.nn.ReLU(), []
+        >>> h = relu.register_backward_hook(lambda c, gi, go: seen.append(gi[0].tolist()))
+        >>> x = eagerad.tensor([-1.0, 2.0], requires_grad=True)
+        >>> relu(x).sum().backward(); seen
+        [[0.0, 1.0]]
+        """
+        return add_hook(self._hooks(KINDS[3]), hook_fn)
+
+    register_full_backward_hook = register_backward_hook
+    register_full_backward_pre_hook = register_backward_pre_hook
+
+    def recompute(self, **kwargs):
+        """MindSpore's ``Cell.recompute()``: keep only this cell's inputs during forward
+        and recompute its activations in backward (``eagerad.checkpoint``), trading time
+        for memory.  Returns the cell.
+
+        >>> net = eagerad.nn.SequentialCell(eagerad.nn.Dense(2, 2), eagerad.nn.Tanh()).recompute()
+        >>> x = eagerad.ones(1, 2, requires_grad=True); net(x).sum().backward(); x.grad.shape
+        (1, 2)
+        """
+        self.__dict__["_recompute"] = True
+        return self
 
     # ------------------------------------------------------------- traversal
     def name_cells(self):
@@ -393,3 +470,16 @@ class Cell:
 
 
 Module = Cell
+
+
+def _spelling(cls):
+    """``'construct'`` or ``'forward'``: which method the nearest class written outside
+    eagerad defines (None for eagerad's own layers)."""
+    for klass in cls.__mro__:
+        if klass.__module__.startswith("eagerad."):
+            continue
+        for method in ("construct", "forward"):
+            if method in klass.__dict__:
+                return method
+    return None
+

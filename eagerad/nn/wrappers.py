@@ -92,7 +92,9 @@ class TrainOneStepCell(Cell):
     """One optimizer step per call; returns the loss (detached).
 
     ``sens`` scales the loss gradient (MindSpore); ``clip_global_norm`` (an eagerad
-    extension) clips the gradients by their global norm before the update.
+    extension) clips the gradients by their global norm before the update.  The
+    wrapped network is put in training mode (MindSpore's Cells start in inference
+    mode; a training wrapper is where training starts).
 
     >>> net = WithLossCell(eagerad.nn.Dense(1, 1, has_bias=False, weight_init='zeros'),
     ...                    eagerad.nn.MSELoss())
@@ -103,7 +105,7 @@ class TrainOneStepCell(Cell):
 
     def __init__(self, network, optimizer, sens=1.0, *, clip_global_norm=None):
         super().__init__(auto_prefix=False)
-        self.network = network
+        self.network = network.set_train(True)
         self.optimizer = optimizer
         self.weights = optimizer.parameters
         self.sens = sens

@@ -616,16 +616,16 @@ def uniform(shape, low, high, dtype):
     >>> u.dtype, bool((u >= -1).all() and (u < 1).all())
     (dtype('float32'), True)
     """
-    return _rng.uniform(low, high, size=shape).astype(dtype)
+    return np.asarray(_rng.uniform(low, high, size=shape)).astype(dtype)   # () too: an array
 
 
 def normal(shape, mean, std, dtype):
     """N(mean, std**2) samples of ``shape`` and ``dtype`` from the seeded generator (``randn``).
 
-    >>> normal((3,), 5.0, 0.0, "float64")
-    array([5., 5., 5.])
+    >>> normal((3,), 5.0, 0.0, "float64"), type(normal((), 0.0, 1.0, "float32"))
+    (array([5., 5., 5.]), <class 'numpy.ndarray'>)
     """
-    return (_rng.standard_normal(size=shape) * std + mean).astype(dtype)
+    return np.asarray(_rng.standard_normal(size=shape) * std + mean).astype(dtype)
 
 
 def bernoulli(shape, p, dtype):
@@ -634,7 +634,17 @@ def bernoulli(shape, p, dtype):
     >>> bernoulli((4,), 1.0, "float32")
     array([1., 1., 1., 1.], dtype=float32)
     """
-    return (_rng.random(size=shape) < p).astype(dtype)
+    return np.asarray(_rng.random(size=shape) < p).astype(dtype)
+
+
+def integers(shape, low, high, dtype):
+    """Integers uniform in ``[low, high)`` of ``shape`` and ``dtype`` (``randint``).
+
+    >>> seed(0); r = integers((100,), 2, 4, "int64")
+    >>> sorted(set(r.tolist()))
+    [2, 3]
+    """
+    return np.asarray(_rng.integers(low, high, size=shape)).astype(dtype)
 
 
 # op families keep their kernels in modules of their own; their public names join this module

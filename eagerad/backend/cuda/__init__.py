@@ -507,6 +507,10 @@ def bernoulli(shape, p, dtype):
     return from_numpy(cpu.bernoulli(shape, p, dtype))
 
 
+def integers(shape, low, high, dtype):
+    return from_numpy(cpu.integers(shape, low, high, dtype))
+
+
 # op families keep their kernels in modules of their own; their public names join this module
 from .special import *  # noqa: E402,F401,F403
 from .indexing import *  # noqa: E402,F401,F403

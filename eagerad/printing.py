@@ -1,0 +1,263 @@
+"""How tensors print: PyTorch's format or MindSpore's, chosen by the face the code speaks.
+
+eagerad has one Tensor class but two faces.  A tensor prints the way the framework
+whose spelling created it prints:
+
+* every tensor is stamped, when it is made, with the *current face*;
+* user code (not eagerad's own modules) sets the current face by the spelling it uses:
+  ``eagerad.tensor``, ``as_tensor``, ``rand``, ``randn``, ``randint``, ``empty``, a
+  creator called with ``requires_grad=True`` and ``eagerad.manual_seed`` speak PyTorch;
+  ``Tensor(...)``, ``eagerad.set_seed`` and ``ops.randn``/``ops.rand``/``ops.randint``
+  speak MindSpore (the face before anything is said), and so does instantiating a
+  user's ``nn.Cell`` that writes ``construct`` (``forward``: PyTorch); ``zeros``, ``ones``, ``arange``
+  and the like, which both frameworks spell alike, keep the current face;
+* ``nn.Parameter(data)`` prints in ``data``'s face;
+* results of ops are made while that face is current, so they inherit it.
+
+``eagerad.set_printoptions(style='torch' | 'mindspore')`` forces one style for every
+tensor (``style='auto'`` restores the rule above); ``precision``, ``threshold``,
+``edgeitems``, ``linewidth`` and ``sci_mode`` are PyTorch's options of the same names.
+
+>>> import eagerad
+>>> set_printoptions(style='torch')
+>>> eagerad.tensor([1.0, 2.5]), eagerad.zeros(2, dtype=eagerad.float64)
+(tensor([1.0000, 2.5000]), tensor([0., 0.], dtype=torch.float64))
+>>> set_printoptions(style='auto')
+"""
+import math
+import sys
+
+import numpy as np
+
+from . import dtype as dt
+
+FACES = ("torch", "mindspore")
+CURRENT = ["mindspore"]     # the face new tensors are stamped with
+FORCED = [None]             # the style set_printoptions forces on every tensor, or None
+_OPTIONS = {"precision": 4, "threshold": 1000, "edgeitems": 3,
+            "linewidth": 80, "sci_mode": None}
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
+             "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None, style=None):
+    """PyTorch's ``torch.set_printoptions`` plus ``style``: ``'torch'`` or ``'mindspore'``
+    prints every tensor that way, ``'auto'`` (the default) follows each tensor's face.
+
+    >>> set_printoptions(precision=2, style='torch')
+    >>> import eagerad; eagerad.tensor([1 / 3])
+    tensor([0.33])
+    >>> set_printoptions(profile='default', style='auto')
+    """
+    if style is not None:
+        if style not in FACES + ("auto",):
+            raise ValueError(f"set_printoptions: style must be 'torch', 'mindspore' or 'auto', "
+                             f"got {style!r}")
+        FORCED[0] = None if style == "auto" else style
+    if profile is not None:
+        if profile not in _PROFILES:
+            raise ValueError(f"set_printoptions: profile must be one of {sorted(_PROFILES)}, "
+                             f"got {profile!r}")
+        for key, value in zip(("precision", "threshold", "edgeitems", "linewidth"),
+                              _PROFILES[profile]):
+            _OPTIONS[key] = value
+        _OPTIONS["sci_mode"] = None
+    for key, value in (("precision", precision), ("threshold", threshold),
+                       ("edgeitems", edgeitems), ("linewidth", linewidth)):
+        if value is not None:
+            _OPTIONS[key] = value
+    if sci_mode is not None or profile is not None:
+        _OPTIONS["sci_mode"] = sci_mode
+
+
+def internal(depth):
+    """Whether the code ``depth`` frames above the caller is eagerad's own (its modules
+    and their doctests)."""
+    name = sys._getframe(depth + 1).f_globals.get("__name__", "")
+    return name == "eagerad" or name.startswith("eagerad.")
+
+
+def speak(face, depth=2):
+    """Make ``face`` current when the caller ``depth`` frames up is user code (eagerad's
+    own modules, doctests included, never switch the face)."""
+    if not internal(depth):
+        CURRENT[0] = face
+
+
+def style_of(t):
+    """The style ``t`` prints in: the forced one, else the face it was made under."""
+    return FORCED[0] or t._face
+
+
+# ------------------------------------------------------------------ PyTorch format
+
+def torch_dtype(dtype):
+    """PyTorch's printed name of a dtype.
+
+    >>> torch_dtype(dt.float64), torch_dtype(dt.bool_)
+    ('torch.float64', 'torch.bool')
+    """
+    return f"torch.{'bool' if dtype == dt.bool_ else dtype.name}"
+
+
+class _Formatter:
+    """PyTorch's element formatter: one width and mode (integer-valued floats, fixed
+    or scientific) for all the values of a tensor."""
+
+    def __init__(self, arr):
+        self.floating = arr.dtype.kind == "f"
+        self.int_mode, self.sci_mode, self.width = True, False, 1
+        precision = _OPTIONS["precision"]
+        if not self.floating:
+            self.width = max((len(str(v)) for v in arr.ravel().tolist()), default=1)
+            return
+        vals = arr.ravel().astype(np.float64)
+        vals = vals[np.isfinite(vals) & (vals != 0)]
+        if vals.size:
+            absv = np.abs(vals)
+            lo, hi = absv.min(), absv.max()
+            self.int_mode = bool((vals == np.ceil(vals)).all())
+            if self.int_mode:
+                self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8
+                fmt, extra = ("{:.%de}" % precision, 0) if self.sci_mode else ("{:.0f}", 1)
+            else:
+                self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+                fmt, extra = "{:.%d%s}" % (precision, "e" if self.sci_mode else "f"), 0
+            self.width = max(len(fmt.format(v)) + extra for v in vals.tolist())
+        if _OPTIONS["sci_mode"] is not None:
+            self.sci_mode = _OPTIONS["sci_mode"]
+
+    def format(self, value):
+        precision = _OPTIONS["precision"]
+        if not self.floating:
+            text = str(value)
+        elif self.sci_mode:
+            text = "{:.{}e}".format(value, precision)
+        elif self.int_mode:
+            text = f"{value:.0f}" + ("" if math.isinf(value) or math.isnan(value) else ".")
+        else:
+            text = "{:.{}f}".format(value, precision)
+        return text.rjust(self.width)
+
+
+def _summarized(arr, edge):
+    """The edge items of every axis (what a summarized print shows)."""
+    if arr.ndim == 0:
+        return arr
+    if arr.shape[0] > 2 * edge:
+        arr = np.concatenate([arr[:edge], arr[-edge:]])
+    return np.stack([_summarized(row, edge) for row in arr]) if arr.ndim > 1 else arr
+
+
+def _body(arr, indent, summarize, fmt):
+    edge = _OPTIONS["edgeitems"]
+    if arr.ndim == 0:
+        return fmt.format(arr.item())
+    cut = summarize and arr.shape[0] > 2 * edge
+    if arr.ndim == 1:
+        per_line = max(1, int((_OPTIONS["linewidth"] - indent) // (fmt.width + 2)))
+        values = arr.tolist()
+        items = ([fmt.format(v) for v in values[:edge]] + [" ..."] +
+                 [fmt.format(v) for v in values[-edge:]]) if cut else [fmt.format(v) for v in values]
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    rows = range(arr.shape[0])
+    parts = ([_body(arr[i], indent + 1, summarize, fmt) for i in rows[:edge]] + ["..."] +
+             [_body(arr[i], indent + 1, summarize, fmt) for i in rows[-edge:]]) if cut else \
+        [_body(arr[i], indent + 1, summarize, fmt) for i in rows]
+    return "[" + ("," + "\n" * (arr.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
+
+
+def _with_suffixes(text, suffixes, indent):
+    out = [text]
+    last = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last + len(suffix) + 2 > _OPTIONS["linewidth"]:
+            out.append(",\n" + " " * indent + suffix)
+            last = indent + len(suffix)
+        else:
+            out.append(", " + suffix)
+            last += len(suffix) + 2
+    return "".join(out) + ")"
+
+
+def grad_fn_name(node):
+    """PyTorch's class name of a graph node (``AddBackward0``).
+
+    >>> import eagerad
+    >>> x = eagerad.tensor(1.0, requires_grad=True)
+    >>> grad_fn_name((x + x).grad_fn)
+    'AddBackward0'
+    """
+    name = getattr(node, "torch_name", None)
+    return name if name else f"{node.name}0"
+
+
+def torch_repr(t, prefix="tensor("):
+    """``t`` as PyTorch prints it: ``tensor([1., 2.], grad_fn=<MulBackward0>)``.
+
+    >>> import eagerad
+    >>> torch_repr(eagerad.tensor([[0.1, 0.2]]))
+    'tensor([[0.1000, 0.2000]])'
+    >>> torch_repr(eagerad.tensor([1e-5, 1.0])), torch_repr(eagerad.tensor(3.0, requires_grad=True))
+    ('tensor([1.0000e-05, 1.0000e+00])', 'tensor(3., requires_grad=True)')
+    """
+    from .context import default_device
+    arr = t.numpy()
+    indent = len(prefix)
+    suffixes = []
+    if t._device != default_device():
+        suffixes.append(f"device='{t._device}'")
+    default = arr.dtype in (dt.default_float, dt.int64, dt.bool_)
+    if arr.size == 0:
+        if arr.ndim != 1:
+            suffixes.append(f"size={tuple(arr.shape)}")
+        if arr.dtype != dt.default_float:
+            suffixes.append(f"dtype={torch_dtype(arr.dtype)}")
+        body = "[]"
+    else:
+        if not default:
+            suffixes.append(f"dtype={torch_dtype(arr.dtype)}")
+        summarize = arr.size > _OPTIONS["threshold"]
+        fmt = _Formatter(_summarized(arr, _OPTIONS["edgeitems"]) if summarize else arr)
+        body = _body(arr, indent, summarize, fmt)
+    if t.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn_name(t.grad_fn)}>")
+    elif t._requires_grad:
+        suffixes.append("requires_grad=True")
+    return _with_suffixes(prefix + body, suffixes, indent)
+
+
+# --------------------------------------------------------------- MindSpore format
+
+def mindspore_repr(t):
+    """``t`` as MindSpore prints it: ``Tensor(shape=[2], dtype=Float32, value= [...])``.
+
+    >>> import eagerad
+    >>> mindspore_repr(eagerad.Tensor([21.536]))
+    'Tensor(shape=[1], dtype=Float32, value= [ 2.15359993e+01])'
+    """
+    arr = t.numpy()
+    head = f"Tensor(shape={list(arr.shape)}, dtype={dt.ms_name(arr.dtype)}, value="
+    if arr.ndim == 0:
+        body = " " + (f"{arr.item():g}" if arr.dtype.kind == "f" else str(arr.item()))
+    elif arr.ndim == 1:
+        body = " " + (np.array2string(arr, formatter={"float_kind": lambda v: f"{v: .8e}"})
+                      if arr.dtype.kind == "f" else np.array2string(arr))
+    else:
+        nd = {"float_kind": lambda v: _exp3(f"{v:.8e}")} if arr.dtype.kind == "f" else None
+        body = "\n" + np.array2string(arr, separator=", ", formatter=nd)
+    extra = "" if t._device.type == "cpu" else f", device={t._device}"
+    return head + body + extra + ")"
+
+
+def _exp3(text):
+    """``4.00000000e+00`` -> ``4.00000000e+000`` as MindSpore prints matrices (nan and
+    inf, which have no exponent, are printed as they are).
+
+    >>> _exp3('4.00000000e+00'), _exp3('-inf')
+    ('4.00000000e+000', '-inf')
+    """
+    mant, e, exp = text.partition("e")
+    return f"{mant}e{exp[0]}{int(exp[1:]):03d}" if e else text
