@@ -243,7 +243,9 @@ def check_mixed_device_error_and_round_trip():
     assert back.device == "cpu" and back.tolist() == [3.0, 8.0]
     back.sum().backward()               # gradient flows back across devices
     assert c.grad.device == "cpu" and c.grad.tolist() == [3.0, 4.0]
-    assert "device=cuda:0" in repr(g) and str(g) == "[3. 4.]"
+    assert repr(g) == str(g) == "tensor([3., 4.], device='cuda:0')"    # PyTorch's spelling
+    h = eagerad.Tensor([3.0, 4.0], device="cuda")                        # MindSpore's
+    assert "device=cuda:0" in repr(h) and str(h) == "[3. 4.]"
     assert not hasattr(c, "__cuda_array_interface__")
 
 

@@ -25,13 +25,13 @@ ROOT = pathlib.Path(eagerad.__file__).parent
 
 LAYERS = [
     {"backend"},
-    {"dtype", "device", "context"},
+    {"dtype", "device", "context", "printing"},
     {"tensor"},
     {"autograd"},
     {"ops"},
     {"transforms", "functional", "vectorize", "func", "autograd_functional", "tree", "checkpoint",
      "custom"},
-    {"nn", "amp", "optim", "data", "serialization", "viz", "linalg", "cuda"},
+    {"nn", "amp", "optim", "data", "serialization", "viz", "linalg", "cuda", "accelerator"},
     {"__init__"},
 ]
 RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}

@@ -51,7 +51,7 @@ class Node:
         self.trace = creation_trace() if anomaly.enabled else None
 
     def __repr__(self):
-        return f"<{self.name} object at {id(self):#x}>"
+        return f"<{self.torch_name} object at {id(self):#x}>"      # as PyTorch: AddBackward0
 
     @property
     def torch_name(self):

@@ -669,20 +669,6 @@ def moveaxis(a, source, destination):
     return transpose(x, tuple(order))
 
 
-@export(methods=("t",))
-def t(input):
-    """PyTorch's ``t()``: a matrix transposed; 0-d and 1-D tensors unchanged.
-
-    >>> t(eagerad.zeros(2, 3)).shape, t(eagerad.zeros(3)).shape
-    ((3, 2), (3,))
-    """
-    x = as_tensor(input)
-    if x.ndim > 2:
-        raise ValueError(f"t: expects at most 2 dimensions, got shape {x.shape}; use "
-                         "transpose or mT")
-    return transpose(x) if x.ndim == 2 else x
-
-
 def _at_least(shapes):
     def fn(*arys):
         out = []
@@ -823,34 +809,6 @@ def broadcast_arrays(*args):
         raise ValueError(f"broadcast_arrays: shapes {[x.shape for x in xs]} do not "
                          "broadcast together") from None
     return tuple(broadcast_to(x, shape) for x in xs)
-
-
-@export(methods=("diff",))
-def diff(a, n=1, axis=-1, prepend=None, append=None, *, dim=None):
-    """The ``n``-th forward difference along ``axis`` (numpy and PyTorch), after joining
-    ``prepend``/``append``.
-
-    >>> diff(eagerad.tensor([1.0, 4.0, 9.0])).tolist(), diff(eagerad.tensor([1, 4, 9]), 2).tolist()
-    ([3.0, 5.0], [2])
-    """
-    x = as_tensor(a)
-    if x.ndim == 0:
-        raise ValueError("diff: needs at least 1 dimension, got a 0-d tensor")
-    axis = normalize_axis(_given("diff", -1, axis=axis if dim is None else None, dim=dim),
-                          x.ndim)[0]
-    parts = []
-    for extra in (prepend, x, append):
-        if extra is not None:
-            e = as_tensor(extra, x)
-            if e.ndim == 0:
-                e = broadcast_to(e, x.shape[:axis] + (1,) + x.shape[axis + 1:])
-            parts.append(e)
-    if len(parts) > 1:
-        x = concat(parts, axis)
-    head = (slice(None),) * axis
-    for _ in range(int(n)):
-        x = getitem(x, head + (slice(1, None),)) - getitem(x, head + (slice(None, -1),))
-    return x
 
 
 @export

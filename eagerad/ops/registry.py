@@ -145,13 +145,22 @@ def export(fn=None, *, name=None, methods=(), primitive=None, aliases=()):
     if fn is None:
         return lambda f: export(f, name=name, methods=methods, primitive=primitive,
                                 aliases=aliases)
-    for public in (name or fn.__name__,) + tuple(aliases):
-        PUBLIC[public] = fn
-    for method in methods:
-        METHODS[method] = fn
-    if primitive is not None:
-        PRIMITIVES[primitive] = fn
+    for table, key in [(PUBLIC, public) for public in (name or fn.__name__,) + tuple(aliases)] \
+            + [(METHODS, method) for method in methods] \
+            + ([(PRIMITIVES, primitive)] if primitive is not None else []):
+        _claim(table, key, fn)
     return fn
+
+
+def _claim(table, key, fn):
+    """``table[key] = fn``, refusing a name that another function already holds: two op
+    modules exporting one name would otherwise let import order pick the winner."""
+    held = table.get(key)
+    if held is not None and held is not fn:
+        raise RuntimeError(f"eagerad.ops: the public name {key!r} is exported by both "
+                           f"{getattr(held, '__module__', '?')}.{getattr(held, '__name__', held)} "
+                           f"and {getattr(fn, '__module__', '?')}.{getattr(fn, '__name__', fn)}")
+    table[key] = fn
 
 
 class U:
