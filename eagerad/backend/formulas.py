@@ -32,6 +32,41 @@ ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e
           -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
 
 
+
+# ------------------------------------------ derivatives of tanh, sigmoid and relu
+# Written once for the differentiable rules (Tensors, ops/math.py), the CPU's numpy and
+# Numba kernels (arrays and scalars) and the CUDA kernels (scalars).  ``one`` is 1 in
+# the operands' dtype (a float literal would widen float32 to float64 in Numba);
+# ``x > 0`` is a bool, which keeps ``g``'s dtype in numpy, Numba and eagerad alike.
+
+def tanh_grad(g, t, one):
+    """tanh's input gradient from ``g`` and the output ``t``.
+
+    >>> tanh_grad(1.0, 0.5, 1.0)
+    0.75
+    """
+    return g * (one - t * t)
+
+
+def sigmoid_grad(g, s, one):
+    """sigmoid's input gradient from ``g`` and the output ``s``.
+
+    >>> sigmoid_grad(1.0, 0.5, 1.0)
+    0.25
+    """
+    return g * s * (one - s)
+
+
+def relu_grad(g, x, one):
+    """relu's input gradient from ``g`` and the input ``x``: ``g`` where ``x > 0``, else
+    0 (the subgradient 0 at 0, as PyTorch); ``one`` is unused, for the common signature.
+
+    >>> relu_grad(2.0, 0.0, 1.0), relu_grad(2.0, 3.0, 1.0)
+    (0.0, 2.0)
+    """
+    return g * (x > 0)
+
+
 # ------------------------------------------------------------- special functions
 
 def erf(x, a, b):

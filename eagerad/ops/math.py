@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 from .. import dtype as dt
+from ..backend import formulas
 from ..tensor import Tensor
 from .registry import Case, U, defop, export
 
@@ -82,20 +83,13 @@ def _arrays(*rules):
     return tuple(guard(r) for r in rules)
 
 
-def _fused(B, op, g, x, n=None):
-    """``B.fused_deriv`` (one pass, same bits as the rule) where the backend has
-    it, else None."""
-    fused = getattr(B, "fused_deriv", None)
-    return fused(op, g, x, n) if fused is not None else None
-
-
 def _sin_fast(B, g, ans, x):
-    out = _fused(B, "sin", g, x)
+    out = B.fused_deriv("sin", g, x)
     return out if out is not None else B.inplace("mul", B.unary("cos", x), g)
 
 
 def _cos_fast(B, g, ans, x):
-    out = _fused(B, "cos", g, x)
+    out = B.fused_deriv("cos", g, x)
     return out if out is not None else B.inplace("mul", B.unary("neg", g), B.unary("sin", x))
 
 
@@ -118,7 +112,7 @@ sinh = _unary("sinh", lambda g, ans, x: g * cosh(x), lambda t, ans, x: t * cosh(
               example="[0.5211]", primitive="Sinh")
 cosh = _unary("cosh", lambda g, ans, x: g * sinh(x), lambda t, ans, x: t * sinh(x),
               example="[1.1276]", primitive="Cosh")
-tanh = _unary("tanh", lambda g, ans, x: g * (1 - ans * ans), lambda t, ans, x: t * (1 - ans * ans),
+tanh = _unary("tanh", *_linear(lambda g, ans, x: formulas.tanh_grad(g, ans, 1)),
               saves=(), save_output=True,
               fast=lambda B, g, ans, x: B.fused_grad("tanh", g, ans),
               example="[0.4621]", primitive="Tanh")
@@ -134,11 +128,11 @@ asinh = _unary("asinh", lambda g, ans, x: g / sqrt(x * x + 1), lambda t, ans, x:
                example="[0.4812]", primitive="Asinh")
 acosh = _unary("acosh", lambda g, ans, x: g / sqrt(x * x - 1), lambda t, ans, x: t / sqrt(x * x - 1),
                domain=dict(low=1.5, high=3.0), example=("2.0", "[1.3170]"), primitive="Acosh")
-sigmoid = _unary("sigmoid", lambda g, ans, x: g * ans * (1 - ans),
-                 lambda t, ans, x: t * ans * (1 - ans), saves=(), save_output=True,
+sigmoid = _unary("sigmoid", *_linear(lambda g, ans, x: formulas.sigmoid_grad(g, ans, 1)),
+                 saves=(), save_output=True,
                  fast=lambda B, g, ans, x: B.fused_grad("sigmoid", g, ans),
                  example="[0.6225]", primitive="Sigmoid")
-relu = _unary("relu", lambda g, ans, x: g * (x > 0), lambda t, ans, x: t * (x > 0),
+relu = _unary("relu", *_linear(lambda g, ans, x: formulas.relu_grad(g, x, 1)),
               fast=lambda B, g, ans, x: B.fused_grad("relu", g, x), domain=_OFF_ZERO,
               example="[0.5]", primitive="ReLU", floating=False)
 abs = _unary("abs", lambda g, ans, x: g * sign(x), lambda t, ans, x: t * sign(x), domain=_OFF_ZERO,
@@ -257,7 +251,7 @@ div = _binary("div", (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / 
 def _pow_fast_base(B, g, ans, x, y):
     if not isinstance(y, numbers.Number) or isinstance(y, bool) or y == 0:
         return None
-    out = _fused(B, "pow", g, x, y)
+    out = B.fused_deriv("pow", g, x, y)
     if out is not None:
         return out
     return B.inplace("mul", B.binary("mul", g, y), B.binary("pow", x, y - 1))
