@@ -237,12 +237,14 @@ sub = _binary("sub", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
               methods=('sub', 'subtract'), aliases=('subtract',))
 mul = _binary("mul", (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
               (lambda t, ans, x, y: t * y, lambda t, ans, x, y: x * t),
+              saves={0: (1,), 1: (0,)},   # as PyTorch: x only when y needs a gradient
               fast=_arrays(lambda B, g, ans, x, y: B.binary("mul", g, y),
                            lambda B, g, ans, x, y: B.binary("mul", g, x)),
               example="[2. 4.]", primitive="Mul",
               methods=('mul', 'multiply'), aliases=('multiply',))
 div = _binary("div", (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
               (lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * x / (y * y)), y=_OFF_ZERO,
+              saves={0: (1,), 1: (0, 1)},
               fast=_arrays(lambda B, g, ans, x, y: B.binary("div", g, y),
                            lambda B, g, ans, x, y: B.inplace(
                                "div", B.inplace("mul", B.unary("neg", g), x), B.binary("mul", y, y))),
