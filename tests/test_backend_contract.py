@@ -6,12 +6,7 @@ forward on its gradcheck cases (ops without cases on arrays made from their forw
 parameter names), and its first-order backward, where the array-level ``fast`` rules run.
 The CUDA backend is imported under Numba's CUDA simulator in a subprocess."""
 import importlib
-import importlib.util
 import inspect
-import json
-import os
-import subprocess
-import sys
 import zlib
 
 import numpy as np
@@ -22,8 +17,7 @@ from eagerad import backend
 from eagerad.backend import api
 from eagerad.ops import OPS, registry
 from eagerad.ops.registry import U
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from simulator_run import run_on_simulator
 
 
 def _family_names(device):
@@ -47,21 +41,15 @@ def test_cpu_backend_defines_the_contract():
 
 
 def test_cuda_backend_defines_the_contract_on_the_simulator():
-    if importlib.util.find_spec("numba_cuda") is None:
-        pytest.skip("numba-cuda is not installed: no CUDA simulator")
-    script = ("import json, eagerad\n"
-              "from eagerad import backend\n"
-              "from tests.test_backend_contract import _family_names, _missing\n"
-              "print('CONTRACT', json.dumps([_missing(backend.get('cuda')),\n"
-              "      sorted(_family_names('cuda') ^ _family_names('cpu'))]))\n")
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1",
-               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
-    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("CONTRACT ")), None)
-    assert line is not None, proc.stderr[-3000:]
-    missing, family_difference = json.loads(line[len("CONTRACT "):])
-    assert missing == [] and family_difference == []
+    script = (f"import importlib, json\n"
+              f"from eagerad import backend\n"
+              f"B = backend.get('cuda')\n"
+              f"families = {{n for f in {api.FAMILIES!r} for n in\n"
+              f"    importlib.import_module('eagerad.backend.cuda.' + f).__all__}}\n"
+              f"print('CONTRACT', json.dumps([sorted(n for n in {sorted(ALLOWED)!r}\n"
+              f"    if not callable(getattr(B, n, None))), sorted(families)]))\n")
+    missing, families = run_on_simulator(script, "CONTRACT")
+    assert missing == [] and set(families) == _family_names("cpu")
 
 
 class Recorder:

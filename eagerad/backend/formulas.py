@@ -409,6 +409,17 @@ def fmin(x, y):
     return x if x <= y or y != y else y
 
 
+def fmod(x, y):
+    # C's fmod: the remainder of x / y rounded toward zero, with x's sign (numpy's and
+    # PyTorch's fmod); nan for y == 0 or an infinite x, x itself for an infinite y
+    if y == 0.0 or x != x or y != y or x == INF or x == -INF:
+        return NAN
+    if y == INF or y == -INF:
+        return x
+    return math.copysign(abs(x) % abs(y), x)   # % of positive floats is exact (and
+    # compiles on both devices, where math.fmod does not on the CPU)
+
+
 def copysign(x, y):
     return math.copysign(x, y)
 
@@ -418,4 +429,4 @@ UNARY = {f.__name__: f for f in (
     silu, elu, celu, leaky_relu, hardtanh, hardsigmoid, hardswish, mish, softsign, exp2, log2,
     log10, sinc)}
 BINARY = {f.__name__: f for f in (xlogy, xlog1py, hypot, logaddexp, logaddexp2, fmax, fmin,
-                                  copysign)}
+                                  copysign, fmod)}

@@ -166,18 +166,18 @@ logical_not = _unary("logical_not", example="[False]", primitive="LogicalNot", f
 
 
 def _binary(name, vjp=None, jvp=None, x=None, y=None, example=None, public=None, primitive=None,
-            methods=None, aliases=(), **kw):
+            methods=None, aliases=(), forward=None, floating=False, **kw):
     """A broadcasting elementwise op and its public function (returned; the op is ``fn.op``).
 
     ``x``/``y`` (keywords of ``U``) are where its gradcheck inputs lie; ``example`` what
     ``public([1.0, 2.0], 2.0)`` prints; ``public`` (default ``name``) its function's name,
     which errors say; ``primitive``, ``methods`` (default: the public name) and
-    ``aliases`` its other public names (``export``)."""
+    ``aliases`` its other public names (``export``); ``forward`` (default: the backend's
+    ``binary`` of the same name) its kernel; ``floating`` whether integers become floats."""
     cases = _pairs(x, y) if vjp is not None else None
-    op = defop(name, lambda B, a, b: B.binary(name, a, b), vjp=vjp, jvp=jvp, cases=cases,
-               elementwise=True, **kw)
+    op = defop(name, forward or (lambda B, a, b: B.binary(name, a, b)), vjp=vjp, jvp=jvp,
+               cases=cases, elementwise=True, **kw)
     public = public or name
-    floating = name == "div"
 
     def fn(x, y):
         x, y = operands(public, x, y, floating)
@@ -197,6 +197,11 @@ def _binary(name, vjp=None, jvp=None, x=None, y=None, example=None, public=None,
 def _tie_share(x, y, pick_x):
     """Weight of x in max/min: 1 where x wins, 1/2 on ties (as PyTorch)."""
     return pick_x * 1.0 + (x == y) * 0.5
+
+
+def _truncated(q):
+    """``q`` rounded toward zero (PyTorch's ``div(rounding_mode='trunc')`` of fmod's rule)."""
+    return sign(q) * floor(abs(q))
 
 
 def _pow_grad_base(g, ans, x, y):
@@ -248,7 +253,7 @@ div = _binary("div", (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / 
               fast=_arrays(lambda B, g, ans, x, y: B.binary("div", g, y),
                            lambda B, g, ans, x, y: B.inplace(
                                "div", B.inplace("mul", B.unary("neg", g), x), B.binary("mul", y, y))),
-              example="[0.5 1. ]", primitive="Div",
+              example="[0.5 1. ]", primitive="Div", floating=True,
               methods=('div', 'divide', 'true_divide'), aliases=('divide', 'true_divide'))
 def _pow_fast_base(B, g, ans, x, y):
     if not isinstance(y, numbers.Number) or isinstance(y, bool) or y == 0:
@@ -281,6 +286,11 @@ remainder = _binary("mod", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * fl
                     (lambda t, ans, x, y: t, lambda t, ans, x, y: -t * floor(x / y)),
                     x=dict(low=2.2, high=2.8), y=dict(low=1.0, high=1.05),
                     example="[1. 0.]", primitive="Mod", methods=('remainder',), public="remainder")
+fmod = _binary("fmod", *_linear((lambda g, ans, x, y: g,
+                                 lambda g, ans, x, y: -g * _truncated(x / y))),
+               x=dict(low=2.2, high=2.8, signed=True), y=dict(low=1.0, high=1.05, signed=True),
+               forward=lambda B, a, b: B.special_binary("fmod", a, b), floating=True,
+               example="[1. 0.]")
 # comparisons and logic (not differentiable); Tensor methods under PyTorch's short names
 equal = _binary("eq", public="equal", example="[False  True]", primitive="Equal", methods=("eq",))
 not_equal = _binary("ne", public="not_equal", example="[ True False]", primitive="NotEqual",

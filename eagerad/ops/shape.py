@@ -6,6 +6,7 @@ Their rules only move gradients around, so each is its own transpose.
 >>> eagerad.ops.reshape(eagerad.ones(2, 3), (3, 2)).shape
 (3, 2)
 """
+import operator
 import weakref
 
 import numpy as np
@@ -421,6 +422,47 @@ def flatten(x, start_dim=0, end_dim=-1):
         return reshape(x, (1,))
     s, e = normalize_axis((start_dim, end_dim), x.ndim, "dims")
     return reshape(x, x.shape[:s] + (-1,) + x.shape[e + 1:])
+
+
+def _narrow_index(axis, start, length):
+    return (slice(None),) * axis + (slice(start, start + length),)
+
+
+_narrow = defop("narrow", lambda B, x, axis, start, length: B.getitem(
+                    x, _narrow_index(axis, start, length)),
+                vjp=lambda g, ans, x, axis, start, length: index_add(
+                    x.shape, x.dtype, _narrow_index(axis, start, length), g),
+                jvp=lambda t, ans, x, axis, start, length: _narrow(
+                    t, axis=axis, start=start, length=length), saves=(), view=True,
+                batch=lambda args, bdims, axis, start, length: (_narrow(
+                    _to_front(args[0], bdims[0]), axis=axis + 1, start=start, length=length), 0),
+                cases=[Case(U(3, 4), axis=1, start=1, length=2), Case(U(5), axis=0, start=2, length=0),
+                       Case(U(2, 5, 3), axis=1, start=3, length=2)])
+
+
+@export(methods=("narrow",))
+def narrow(x, axis, start, length):
+    """The ``length`` elements of ``x`` from ``start`` along ``axis`` (a negative ``start``
+    counts from the end): a view, as PyTorch's ``narrow``.
+
+    >>> narrow(eagerad.Tensor([[1, 2, 3], [4, 5, 6]]), 1, -2, 2).tolist()
+    [[2, 3], [5, 6]]
+    """
+    x = as_tensor(x)
+    axis, = normalize_axis(axis, x.ndim)
+    size = x.shape[axis]
+    start, length = operator.index(start), operator.index(length)
+    first = start + size if start < 0 else start
+    if not 0 <= first <= size or length < 0 or first + length > size:
+        raise ValueError(f"narrow: start {start} and length {length} do not fit in axis {axis} "
+                         f"of size {size} (shape {x.shape})")
+    return track_view(_narrow(x, axis=axis, start=first, length=length), x, _NARROW,
+                      axis=axis, start=first, length=length)
+
+
+_NARROW = ViewKind("narrow", lambda x, **kw: _narrow(x, **kw),
+                   lambda base, value, axis, start, length: OPS["setitem"](
+                       base, value, index=_narrow_index(axis, start, length)))
 
 
 # ----------------------------------------------------------------- indexing
