@@ -33,7 +33,8 @@ def _missing(B):
 
 
 def test_every_function_of_the_contract_has_a_one_line_doc():
-    assert all(doc.startswith(name + "(") and "\n" not in doc for name, doc in api.FUNCTIONS.items())
+    assert all(doc.startswith(name + "(") and "\n" not in doc
+               for name, doc in api.FUNCTIONS.items())
 
 
 def test_cpu_backend_defines_the_contract():
@@ -108,5 +109,6 @@ def test_ops_call_only_functions_of_the_contract(recorded):
 def test_recording_sees_forwards_and_fast_rules(recorded):
     # the check above is only as good as what it saw: forwards of every kind and the
     # array-level backward rules (fused tanh gradient, sin's fused derivative)
-    assert {"matmul", "unary", "special_unary", "reduce", "fused_grad", "fused_deriv"} <= set(recorded)
+    seen = {"matmul", "unary", "special_unary", "reduce", "fused_grad", "fused_deriv"}
+    assert seen <= set(recorded)
     assert "tanh" in recorded["fused_grad"] and "argsort" in recorded["argsort"]

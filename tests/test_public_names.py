@@ -24,7 +24,8 @@ def test_every_ops_function_name_still_exists():
 
 def test_every_primitive_class_still_exists_and_is_a_primitive():
     missing = [n for n in SNAPSHOT["primitives"]
-               if not (isinstance(getattr(ops, n, None), type) and issubclass(getattr(ops, n), Primitive))]
+               if not (isinstance(getattr(ops, n, None), type)
+                       and issubclass(getattr(ops, n), Primitive))]
     assert missing == []
 
 
@@ -34,7 +35,8 @@ def test_every_tensor_method_and_operator_still_exists():
 
 def test_tensor_methods_that_were_the_ops_function_still_are():
     # ``x.sin`` was ``ops.sin`` itself: it still is (no wrapper with other defaults)
-    assert [n for n in SNAPSHOT["tensor_is_op"] if Tensor.__dict__.get(n) is not getattr(ops, n)] == []
+    assert [n for n in SNAPSHOT["tensor_is_op"]
+            if Tensor.__dict__.get(n) is not getattr(ops, n)] == []
 
 
 def test_hand_written_methods_keep_their_meaning():

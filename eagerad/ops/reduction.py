@@ -17,7 +17,7 @@ def _spread(g, x_shape, axes, keepdims):
     return g.broadcast_to(x_shape)
 
 
-from .registry import OPS, Case, U, defop, export  # noqa: E402  (after _spread, which the rules use)
+from .registry import OPS, Case, U, defop, export  # noqa: E402  (after _spread, used by rules)
 
 
 def _reduce_batch(get_op):

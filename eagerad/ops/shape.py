@@ -436,7 +436,8 @@ _narrow = defop("narrow", lambda B, x, axis, start, length: B.getitem(
                     t, axis=axis, start=start, length=length), saves=(), view=True,
                 batch=lambda args, bdims, axis, start, length: (_narrow(
                     _to_front(args[0], bdims[0]), axis=axis + 1, start=start, length=length), 0),
-                cases=[Case(U(3, 4), axis=1, start=1, length=2), Case(U(5), axis=0, start=2, length=0),
+                cases=[Case(U(3, 4), axis=1, start=1, length=2),
+                       Case(U(5), axis=0, start=2, length=0),
                        Case(U(2, 5, 3), axis=1, start=3, length=2)])
 
 
