@@ -1,5 +1,6 @@
 """Run a script on Numba's CUDA simulator, which must be switched on before numba is
-imported, so in a subprocess (``NUMBA_ENABLE_CUDASIM=1``, this checkout first on the path).
+imported, so in a subprocess (``NUMBA_ENABLE_CUDASIM=1``, this checkout and its tests first on
+the path, so a script can import helpers of its test module).
 The script prints one line ``<marker> <json>``; the test gets the JSON back."""
 import importlib.util
 import json
@@ -17,8 +18,8 @@ def run_on_simulator(script, marker):
     numba-cuda and fails with the script's stderr when no such line came)."""
     if importlib.util.find_spec("numba_cuda") is None:
         pytest.skip("numba-cuda is not installed: no CUDA simulator")
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1",
-               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    path = os.pathsep.join([ROOT, os.path.join(ROOT, "tests"), os.environ.get("PYTHONPATH", "")])
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=path)
     proc = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith(marker + " ")), None)
