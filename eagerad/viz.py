@@ -93,8 +93,9 @@ def to_dot(tensor, params=None):
             if edge is None:
                 continue
             target, index = edge
+            # a saved input is a Tensor; an unsaved one keeps its shape and dtype
             attrs = [f"label={_quote(_describe(inputs[k]))}"] if k < len(inputs) and \
-                isinstance(inputs[k], Tensor) else []
+                hasattr(inputs[k], "shape") and hasattr(inputs[k], "dtype") else []
             if isinstance(target, Node) and target.n_outputs > 1:
                 attrs.append(f"taillabel={_quote(str(index))}")
             lines.append(f"  {ident(target)} -> {ident(obj)}"

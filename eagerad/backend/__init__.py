@@ -1,8 +1,9 @@
 """Device dispatch: one array module per device type.
 
-Each backend module offers the same array-level functions (see ``cpu`` for the
-reference set).  Everything above this package asks ``get(device_type)`` for the
-module and never imports a backend directly, so a new device is one new module.
+Each backend module implements the same array-level functions, listed with their
+meaning in ``api`` (the contract a new device backend fulfils).  Everything above
+this package asks ``get(device_type)`` for the module and never imports a backend
+directly, so a new device is one new module.
 """
 import importlib
 

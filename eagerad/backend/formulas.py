@@ -32,6 +32,41 @@ ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e
           -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
 
 
+
+# ------------------------------------------ derivatives of tanh, sigmoid and relu
+# Written once for the differentiable rules (Tensors, ops/math.py), the CPU's numpy and
+# Numba kernels (arrays and scalars) and the CUDA kernels (scalars).  ``one`` is 1 in
+# the operands' dtype (a float literal would widen float32 to float64 in Numba);
+# ``x > 0`` is a bool, which keeps ``g``'s dtype in numpy, Numba and eagerad alike.
+
+def tanh_grad(g, t, one):
+    """tanh's input gradient from ``g`` and the output ``t``.
+
+    >>> tanh_grad(1.0, 0.5, 1.0)
+    0.75
+    """
+    return g * (one - t * t)
+
+
+def sigmoid_grad(g, s, one):
+    """sigmoid's input gradient from ``g`` and the output ``s``.
+
+    >>> sigmoid_grad(1.0, 0.5, 1.0)
+    0.25
+    """
+    return g * s * (one - s)
+
+
+def relu_grad(g, x, one):
+    """relu's input gradient from ``g`` and the input ``x``: ``g`` where ``x > 0``, else
+    0 (the subgradient 0 at 0, as PyTorch); ``one`` is unused, for the common signature.
+
+    >>> relu_grad(2.0, 0.0, 1.0), relu_grad(2.0, 3.0, 1.0)
+    (0.0, 2.0)
+    """
+    return g * (x > 0)
+
+
 # ------------------------------------------------------------- special functions
 
 def erf(x, a, b):
@@ -374,6 +409,17 @@ def fmin(x, y):
     return x if x <= y or y != y else y
 
 
+def fmod(x, y):
+    # C's fmod: the remainder of x / y rounded toward zero, with x's sign (numpy's and
+    # PyTorch's fmod); nan for y == 0 or an infinite x, x itself for an infinite y
+    if y == 0.0 or x != x or y != y or x == INF or x == -INF:
+        return NAN
+    if y == INF or y == -INF:
+        return x
+    return math.copysign(abs(x) % abs(y), x)   # % of positive floats is exact (and
+    # compiles on both devices, where math.fmod does not on the CPU)
+
+
 def copysign(x, y):
     return math.copysign(x, y)
 
@@ -383,4 +429,4 @@ UNARY = {f.__name__: f for f in (
     silu, elu, celu, leaky_relu, hardtanh, hardsigmoid, hardswish, mish, softsign, exp2, log2,
     log10, sinc)}
 BINARY = {f.__name__: f for f in (xlogy, xlog1py, hypot, logaddexp, logaddexp2, fmax, fmin,
-                                  copysign)}
+                                  copysign, fmod)}

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .math import as_tensor, broadcastable, operands
-from .registry import Case, U, defop, move_batch
+from .registry import Case, U, defop, export, move_batch
 
 
 def _as_2d(a, b):
@@ -84,6 +84,7 @@ _matmul = defop("matmul", lambda B, a, b: B.matmul(a, b), vjp=(_grad_a, _grad_b)
                        Case(U(2, 0), U(0, 3))])
 
 
+@export(methods=("matmul",))
 def matmul(a, b):
     """Matrix product; leading dimensions broadcast as batches.
 

@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 from .. import dtype as dt
+from ..backend import formulas
 from ..tensor import Tensor
 from .registry import Case, U, defop, export
 
@@ -82,20 +83,13 @@ def _arrays(*rules):
     return tuple(guard(r) for r in rules)
 
 
-def _fused(B, op, g, x, n=None):
-    """``B.fused_deriv`` (one pass, same bits as the rule) where the backend has
-    it, else None."""
-    fused = getattr(B, "fused_deriv", None)
-    return fused(op, g, x, n) if fused is not None else None
-
-
 def _sin_fast(B, g, ans, x):
-    out = _fused(B, "sin", g, x)
+    out = B.fused_deriv("sin", g, x)
     return out if out is not None else B.inplace("mul", B.unary("cos", x), g)
 
 
 def _cos_fast(B, g, ans, x):
-    out = _fused(B, "cos", g, x)
+    out = B.fused_deriv("cos", g, x)
     return out if out is not None else B.inplace("mul", B.unary("neg", g), B.unary("sin", x))
 
 
@@ -118,7 +112,7 @@ sinh = _unary("sinh", lambda g, ans, x: g * cosh(x), lambda t, ans, x: t * cosh(
               example="[0.5211]", primitive="Sinh")
 cosh = _unary("cosh", lambda g, ans, x: g * sinh(x), lambda t, ans, x: t * sinh(x),
               example="[1.1276]", primitive="Cosh")
-tanh = _unary("tanh", lambda g, ans, x: g * (1 - ans * ans), lambda t, ans, x: t * (1 - ans * ans),
+tanh = _unary("tanh", *_linear(lambda g, ans, x: formulas.tanh_grad(g, ans, 1)),
               saves=(), save_output=True,
               fast=lambda B, g, ans, x: B.fused_grad("tanh", g, ans),
               example="[0.4621]", primitive="Tanh")
@@ -134,11 +128,11 @@ asinh = _unary("asinh", lambda g, ans, x: g / sqrt(x * x + 1), lambda t, ans, x:
                example="[0.4812]", primitive="Asinh")
 acosh = _unary("acosh", lambda g, ans, x: g / sqrt(x * x - 1), lambda t, ans, x: t / sqrt(x * x - 1),
                domain=dict(low=1.5, high=3.0), example=("2.0", "[1.3170]"), primitive="Acosh")
-sigmoid = _unary("sigmoid", lambda g, ans, x: g * ans * (1 - ans),
-                 lambda t, ans, x: t * ans * (1 - ans), saves=(), save_output=True,
+sigmoid = _unary("sigmoid", *_linear(lambda g, ans, x: formulas.sigmoid_grad(g, ans, 1)),
+                 saves=(), save_output=True,
                  fast=lambda B, g, ans, x: B.fused_grad("sigmoid", g, ans),
                  example="[0.6225]", primitive="Sigmoid")
-relu = _unary("relu", lambda g, ans, x: g * (x > 0), lambda t, ans, x: t * (x > 0),
+relu = _unary("relu", *_linear(lambda g, ans, x: formulas.relu_grad(g, x, 1)),
               fast=lambda B, g, ans, x: B.fused_grad("relu", g, x), domain=_OFF_ZERO,
               example="[0.5]", primitive="ReLU", floating=False)
 abs = _unary("abs", lambda g, ans, x: g * sign(x), lambda t, ans, x: t * sign(x), domain=_OFF_ZERO,
@@ -172,18 +166,18 @@ logical_not = _unary("logical_not", example="[False]", primitive="LogicalNot", f
 
 
 def _binary(name, vjp=None, jvp=None, x=None, y=None, example=None, public=None, primitive=None,
-            methods=None, aliases=(), **kw):
+            methods=None, aliases=(), forward=None, floating=False, **kw):
     """A broadcasting elementwise op and its public function (returned; the op is ``fn.op``).
 
     ``x``/``y`` (keywords of ``U``) are where its gradcheck inputs lie; ``example`` what
     ``public([1.0, 2.0], 2.0)`` prints; ``public`` (default ``name``) its function's name,
     which errors say; ``primitive``, ``methods`` (default: the public name) and
-    ``aliases`` its other public names (``export``)."""
+    ``aliases`` its other public names (``export``); ``forward`` (default: the backend's
+    ``binary`` of the same name) its kernel; ``floating`` whether integers become floats."""
     cases = _pairs(x, y) if vjp is not None else None
-    op = defop(name, lambda B, a, b: B.binary(name, a, b), vjp=vjp, jvp=jvp, cases=cases,
-               elementwise=True, **kw)
+    op = defop(name, forward or (lambda B, a, b: B.binary(name, a, b)), vjp=vjp, jvp=jvp,
+               cases=cases, elementwise=True, **kw)
     public = public or name
-    floating = name == "div"
 
     def fn(x, y):
         x, y = operands(public, x, y, floating)
@@ -203,6 +197,11 @@ def _binary(name, vjp=None, jvp=None, x=None, y=None, example=None, public=None,
 def _tie_share(x, y, pick_x):
     """Weight of x in max/min: 1 where x wins, 1/2 on ties (as PyTorch)."""
     return pick_x * 1.0 + (x == y) * 0.5
+
+
+def _truncated(q):
+    """``q`` rounded toward zero (PyTorch's ``div(rounding_mode='trunc')`` of fmod's rule)."""
+    return sign(q) * floor(abs(q))
 
 
 def _pow_grad_base(g, ans, x, y):
@@ -243,21 +242,23 @@ sub = _binary("sub", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
               methods=('sub', 'subtract'), aliases=('subtract',))
 mul = _binary("mul", (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
               (lambda t, ans, x, y: t * y, lambda t, ans, x, y: x * t),
+              saves={0: (1,), 1: (0,)},   # as PyTorch: x only when y needs a gradient
               fast=_arrays(lambda B, g, ans, x, y: B.binary("mul", g, y),
                            lambda B, g, ans, x, y: B.binary("mul", g, x)),
               example="[2. 4.]", primitive="Mul",
               methods=('mul', 'multiply'), aliases=('multiply',))
 div = _binary("div", (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
               (lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * x / (y * y)), y=_OFF_ZERO,
+              saves={0: (1,), 1: (0, 1)},
               fast=_arrays(lambda B, g, ans, x, y: B.binary("div", g, y),
                            lambda B, g, ans, x, y: B.inplace(
                                "div", B.inplace("mul", B.unary("neg", g), x), B.binary("mul", y, y))),
-              example="[0.5 1. ]", primitive="Div",
+              example="[0.5 1. ]", primitive="Div", floating=True,
               methods=('div', 'divide', 'true_divide'), aliases=('divide', 'true_divide'))
 def _pow_fast_base(B, g, ans, x, y):
     if not isinstance(y, numbers.Number) or isinstance(y, bool) or y == 0:
         return None
-    out = _fused(B, "pow", g, x, y)
+    out = B.fused_deriv("pow", g, x, y)
     if out is not None:
         return out
     return B.inplace("mul", B.binary("mul", g, y), B.binary("pow", x, y - 1))
@@ -285,6 +286,11 @@ remainder = _binary("mod", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * fl
                     (lambda t, ans, x, y: t, lambda t, ans, x, y: -t * floor(x / y)),
                     x=dict(low=2.2, high=2.8), y=dict(low=1.0, high=1.05),
                     example="[1. 0.]", primitive="Mod", methods=('remainder',), public="remainder")
+fmod = _binary("fmod", *_linear((lambda g, ans, x, y: g,
+                                 lambda g, ans, x, y: -g * _truncated(x / y))),
+               x=dict(low=2.2, high=2.8, signed=True), y=dict(low=1.0, high=1.05, signed=True),
+               forward=lambda B, a, b: B.special_binary("fmod", a, b), floating=True,
+               example="[1. 0.]")
 # comparisons and logic (not differentiable); Tensor methods under PyTorch's short names
 equal = _binary("eq", public="equal", example="[False  True]", primitive="Equal", methods=("eq",))
 not_equal = _binary("ne", public="not_equal", example="[ True False]", primitive="NotEqual",

@@ -1,6 +1,6 @@
 """Install the ops as Tensor methods and operators (the tensor module stays op-free)."""
 from ..tensor import Tensor
-from . import linalg, math, nn_ops, reduction, shape
+from . import linalg, math, shape as shape_ops
 
 
 def _reflected(fn):
@@ -19,11 +19,11 @@ def _permute(self, *dims):
     """``x.permute(*dims)``: always a full permutation (two ints are not a swap here)."""
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = dims[0]
-    return shape.transpose(self, tuple(dims))
+    return shape_ops.transpose(self, tuple(dims))
 
 
 def _getitem(self, index):
-    return shape.getitem(self, index)
+    return shape_ops.getitem(self, index)
 
 
 _OPERATORS = {
@@ -43,42 +43,34 @@ _OPERATORS = {
     "__ge__": math.greater_equal, "__getitem__": _getitem,
 }
 
-_METHODS = {
-    "add": math.add, "sub": math.sub, "mul": math.mul, "div": math.div, "pow": math.pow,
-    "matmul": linalg.matmul, "maximum": math.maximum, "minimum": math.minimum,
-    "clip": math.clip_by_value, "clamp": math.clip_by_value,
-    "sum": reduction.sum, "mean": reduction.mean, "max": reduction.max, "min": reduction.min,
-    "amax": reduction.max, "amin": reduction.min, "logsumexp": reduction.logsumexp,
-    "argmax": reduction.argmax, "argmin": reduction.argmin,
-    "any": reduction.any, "all": reduction.all,
-    "reshape": shape.reshape, "view": shape.reshape, "transpose": shape.transpose,
-    "permute": _permute, "swapaxes": shape.swapaxes, "squeeze": shape.squeeze,
-    "expand_dims": shape.expand_dims, "unsqueeze": shape.expand_dims, "flatten": shape.flatten,
-    "broadcast_to": shape.broadcast_to, "expand": lambda self, *s: shape.broadcast_to(
-        self, s[0] if len(s) == 1 and isinstance(s[0], (tuple, list)) else s),
-    "astype": shape.astype, "to": shape.to, "type": shape.astype,
-    "cpu": lambda self: shape.to(self, "cpu"), "cuda": lambda self, index=0: shape.to(self, f"cuda:{index}"),
-    "float": lambda self: shape.astype(self, "float32"),
-    "double": lambda self: shape.astype(self, "float64"),
-    "softmax": nn_ops.softmax, "log_softmax": nn_ops.log_softmax,
-    "clone": shape.clone,
-}
 
-for _name in ("exp", "log", "sin", "cos", "tan", "sinh", "cosh", "tanh", "atanh", "asin", "acos",
-              "atan", "asinh", "acosh", "sigmoid", "relu", "abs", "sqrt", "square", "neg", "sign",
-              "log1p", "expm1", "floor", "ceil", "round", "reciprocal", "isfinite", "isnan"):
-    _METHODS[_name] = getattr(math, _name)
+def _expand(self, *shape):
+    """``x.expand(2, 3)`` or ``x.expand((2, 3))``: PyTorch's name for ``broadcast_to``."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return shape_ops.broadcast_to(self, shape)
+
+
+# methods that are not one function's ``export``: several argument forms or a fixed argument
+_SPECIAL = {
+    "permute": _permute, "expand": _expand,
+    "cpu": lambda self: shape_ops.to(self, "cpu"),
+    "cuda": lambda self, index=0: shape_ops.to(self, f"cuda:{index}"),
+    "float": lambda self: shape_ops.astype(self, "float32"),
+    "double": lambda self: shape_ops.astype(self, "float64"),
+}
 
 
 def install():
-    """Attach the operators, math methods and ``T``/``mT`` to Tensor (done once on import).
+    """Attach the exported methods (``registry.METHODS``), the operators, the special
+    methods and ``T``/``mT`` to Tensor (done once on import).
 
     >>> eagerad.ones(2, 3).T.shape
     (3, 2)
     """
     from .registry import METHODS
-    for name, fn in {**METHODS, **_OPERATORS, **_METHODS}.items():
+    for name, fn in {**METHODS, **_OPERATORS, **_SPECIAL}.items():
         setattr(Tensor, name, fn)
-    Tensor.T = property(shape.transpose, doc="All axes reversed: ``x.T`` is ``transpose(x)``.")
-    Tensor.mT = property(lambda self: shape.swapaxes(self, -1, -2),
+    Tensor.T = property(shape_ops.transpose, doc="All axes reversed: ``x.T`` is ``transpose(x)``.")
+    Tensor.mT = property(lambda self: shape_ops.swapaxes(self, -1, -2),
                          doc="The last two axes swapped (a batch of matrices transposed).")

@@ -10,7 +10,7 @@ from .. import dtype as dt
 from ..tensor import Tensor
 from .math import as_tensor
 from .reduction import sum as _sum_fn
-from .registry import Case, U, defop
+from .registry import Case, U, defop, export
 from .shape import normalize_axis
 
 
@@ -64,6 +64,7 @@ def _float_input(x, name):
     return x
 
 
+@export(methods=("softmax",))
 def softmax(x, axis=-1):
     """``exp(x) / sum(exp(x))`` along ``axis``.
 
@@ -74,6 +75,7 @@ def softmax(x, axis=-1):
     return _softmax(x, axis=normalize_axis(axis, x.ndim)[0])
 
 
+@export(methods=("log_softmax",))
 def log_softmax(x, axis=-1):
     """``x - logsumexp(x)`` along ``axis``; finite even for logits of +-1000.
 
@@ -111,6 +113,7 @@ def _out_of_range(flat, depth):
     return flat.min() < 0 or flat.max() >= depth
 
 
+@export
 def one_hot(indices, depth, dtype=dt.float32):
     """One-hot rows for integer ``indices`` (not differentiable).
 
@@ -238,6 +241,7 @@ def _nll_batch(args, bdims, axis, reduction):
 _nll.batch = _nll_batch
 
 
+@export
 def cross_entropy(logits, labels, reduction="mean", axis=-1):
     """Softmax cross-entropy of ``logits`` against integer class ``labels`` (sparse) or
     probability rows of ``logits``'s shape.

@@ -17,7 +17,7 @@ def _spread(g, x_shape, axes, keepdims):
     return g.broadcast_to(x_shape)
 
 
-from .registry import OPS, Case, U, defop  # noqa: E402  (after _spread, which the rules use)
+from .registry import OPS, Case, U, defop, export  # noqa: E402  (after _spread, used by rules)
 
 
 def _reduce_batch(get_op):
@@ -98,6 +98,7 @@ def _keep(keepdims, keepdim):
     return bool(keepdims if keepdim is None else keepdim)
 
 
+@export(methods=("sum",))
 def sum(x, axis=None, keepdims=False, dtype=None, *, dim=None, keepdim=None):
     """Sum over ``axis`` (None: all; int or tuple), in ``dtype`` when given; ``dim``/``keepdim``
     are PyTorch's names.
@@ -112,6 +113,7 @@ def sum(x, axis=None, keepdims=False, dtype=None, *, dim=None, keepdim=None):
     return out if dtype is None or out.dtype == dtype else out.astype(dtype)
 
 
+@export(methods=("mean",))
 def mean(x, axis=None, keepdims=False, dtype=None, *, dim=None, keepdim=None):
     """Arithmetic mean over ``axis`` (in ``dtype`` when given).
 
@@ -141,11 +143,12 @@ def _extreme_fn(op, name):
     return fn
 
 
-max = _extreme_fn(_max, "max")
-min = _extreme_fn(_min, "min")
+max = export(_extreme_fn(_max, "max"), methods=("max", "amax"), aliases=("amax",))
+min = export(_extreme_fn(_min, "min"), methods=("min", "amin"), aliases=("amin",))
 amax, amin = max, min
 
 
+@export(methods=("logsumexp",))
 def logsumexp(x, axis=None, keepdims=False, *, dim=None, keepdim=None):
     """``log(sum(exp(x)))`` computed without overflow; integer inputs are computed in float.
 
@@ -168,6 +171,7 @@ def _truth(name):
         x, axes = _prepare(x, axis, name, dim)
         return op(x, axes=axes, keepdims=_keep(keepdims, keepdim))
     fn.__name__ = name
+    export(fn, methods=(name,))
     fn.__doc__ = (f"Whether {name} elements along ``axis`` are nonzero (a bool tensor; not "
                   f"differentiable), e.g. to test a condition without Python's ``bool(t)``.\n\n"
                   f"    >>> eagerad.tensor([[0.0, 1.0], [2.0, 3.0]]).{name}(axis=1).tolist()\n"
@@ -192,7 +196,7 @@ def _arg(name):
         return op(x, axes=normalize_axis(axis, x.ndim), keepdims=keepdims)
     fn.__name__ = name
     fn.__doc__ = f"Index of the {name[3:]}imum along ``axis`` (not differentiable)."
-    return fn
+    return export(fn, methods=(name,))
 
 
 argmax = _arg("argmax")

@@ -6,6 +6,7 @@ Their rules only move gradients around, so each is its own transpose.
 >>> eagerad.ops.reshape(eagerad.ones(2, 3), (3, 2)).shape
 (3, 2)
 """
+import operator
 import weakref
 
 import numpy as np
@@ -242,6 +243,7 @@ _reshape = defop("reshape", lambda B, x, shape: B.reshape(x, shape),
                         Case(U(0, 3), shape=(3, 0))])
 
 
+@export(methods=("reshape", "view"))
 def reshape(x, *shape):
     """Same values, new shape (one entry may be -1).
 
@@ -276,6 +278,7 @@ _transpose = defop("transpose", lambda B, x, axes: B.transpose(x, axes),
                           Case(U(0, 2), axes=(1, 0))])
 
 
+@export(methods=("transpose",))
 def transpose(x, *axes):
     """Permute dimensions: ``transpose(x, (1, 0, 2))`` (MindSpore/numpy); two ints swap
     two axes (PyTorch's ``transpose(0, 1)``); no axes reverses them (``x.T``).
@@ -332,6 +335,7 @@ def contiguous(x):
     return c
 
 
+@export(methods=("swapaxes",))
 def swapaxes(x, axis0, axis1):
     """Exchange two axes (PyTorch's ``transpose(dim0, dim1)``).
 
@@ -353,6 +357,7 @@ _broadcast = defop("broadcast_to", lambda B, x, shape: B.broadcast_to(x, shape),
                           Case(U(2, 1), shape=(2, 4)), Case(U(1), shape=(0,))])
 
 
+@export(methods=("broadcast_to",))
 def broadcast_to(x, shape):
     """Repeat ``x`` along size-1 / new leading dimensions to ``shape``.
 
@@ -374,6 +379,7 @@ def broadcast_to(x, shape):
 _BROADCAST = ViewKind("broadcast_to", lambda x, shape: _broadcast(x, shape=shape), _read_only)
 
 
+@export(methods=("squeeze",))
 def squeeze(x, axis=None):
     """Drop size-1 dimensions (all, or those in ``axis``).
 
@@ -388,6 +394,7 @@ def squeeze(x, axis=None):
     return reshape(x, tuple(s for i, s in enumerate(x.shape) if i not in axes))
 
 
+@export(methods=("expand_dims", "unsqueeze"), aliases=("unsqueeze",))
 def expand_dims(x, axis):
     """Insert a size-1 dimension at ``axis``.
 
@@ -404,6 +411,7 @@ def expand_dims(x, axis):
 unsqueeze = expand_dims
 
 
+@export(methods=("flatten",))
 def flatten(x, start_dim=0, end_dim=-1):
     """Merge dimensions ``start_dim..end_dim`` into one.
 
@@ -414,6 +422,48 @@ def flatten(x, start_dim=0, end_dim=-1):
         return reshape(x, (1,))
     s, e = normalize_axis((start_dim, end_dim), x.ndim, "dims")
     return reshape(x, x.shape[:s] + (-1,) + x.shape[e + 1:])
+
+
+def _narrow_index(axis, start, length):
+    return (slice(None),) * axis + (slice(start, start + length),)
+
+
+_narrow = defop("narrow", lambda B, x, axis, start, length: B.getitem(
+                    x, _narrow_index(axis, start, length)),
+                vjp=lambda g, ans, x, axis, start, length: index_add(
+                    x.shape, x.dtype, _narrow_index(axis, start, length), g),
+                jvp=lambda t, ans, x, axis, start, length: _narrow(
+                    t, axis=axis, start=start, length=length), saves=(), view=True,
+                batch=lambda args, bdims, axis, start, length: (_narrow(
+                    _to_front(args[0], bdims[0]), axis=axis + 1, start=start, length=length), 0),
+                cases=[Case(U(3, 4), axis=1, start=1, length=2),
+                       Case(U(5), axis=0, start=2, length=0),
+                       Case(U(2, 5, 3), axis=1, start=3, length=2)])
+
+
+@export(methods=("narrow",))
+def narrow(x, axis, start, length):
+    """The ``length`` elements of ``x`` from ``start`` along ``axis`` (a negative ``start``
+    counts from the end): a view, as PyTorch's ``narrow``.
+
+    >>> narrow(eagerad.Tensor([[1, 2, 3], [4, 5, 6]]), 1, -2, 2).tolist()
+    [[2, 3], [5, 6]]
+    """
+    x = as_tensor(x)
+    axis, = normalize_axis(axis, x.ndim)
+    size = x.shape[axis]
+    start, length = operator.index(start), operator.index(length)
+    first = start + size if start < 0 else start
+    if not 0 <= first <= size or length < 0 or first + length > size:
+        raise ValueError(f"narrow: start {start} and length {length} do not fit in axis {axis} "
+                         f"of size {size} (shape {x.shape})")
+    return track_view(_narrow(x, axis=axis, start=first, length=length), x, _NARROW,
+                      axis=axis, start=first, length=length)
+
+
+_NARROW = ViewKind("narrow", lambda x, **kw: _narrow(x, **kw),
+                   lambda base, value, axis, start, length: OPS["setitem"](
+                       base, value, index=_narrow_index(axis, start, length)))
 
 
 # ----------------------------------------------------------------- indexing
@@ -504,6 +554,7 @@ def index_add(shape, dtype, index, values):
     return _index_add(values, shape=tuple(shape), dtype=dtype, index=index)
 
 
+@export
 def getitem(x, index):
     """``x[index]`` with basic (ints, slices, None, ...) and advanced (int/bool arrays) indexing.
 
@@ -552,6 +603,7 @@ def _pad_into(i, t, xs, axis):
     return index_add(tuple(shape), t.dtype, index, t)
 
 
+@export(aliases=("cat",))
 def concat(tensors, axis=0):
     """Join tensors along an existing axis.
 
@@ -583,6 +635,7 @@ def _joinable(name, tensors):
     return [t if t.dtype == target else t.astype(target) for t in tensors]
 
 
+@export
 def stack(tensors, axis=0):
     """Join tensors along a new axis.
 
@@ -604,6 +657,7 @@ _alias = defop("alias", lambda B, x: x, vjp=lambda g, ans, x: g, jvp=lambda t, a
                saves=(), view=True, cases=_IDENTITY_CASES, batch=_same_bdim(lambda x: _alias(x)))
 
 
+@export
 def alias(x):
     """The same values behind a new graph node, so each use is its own variable.
 
@@ -620,6 +674,7 @@ _clone = defop("clone", lambda B, x: B.copy(x), vjp=lambda g, ans, x: g, jvp=lam
                saves=(), cases=_IDENTITY_CASES, batch=_same_bdim(lambda x: _clone(x)))
 
 
+@export(methods=("clone",))
 def clone(x):
     """A copy with its own buffer, still connected to the graph.
 
@@ -637,6 +692,7 @@ _astype = defop("astype", lambda B, x, dtype: B.astype(x, dtype),
                 cases=[Case(U(2, 3), dtype=dt.float64), Case(U(), dtype=dt.float64)])
 
 
+@export(methods=("astype", "type"))
 def astype(x, dtype):
     """Cast to ``dtype``; the gradient is cast back to the input's dtype.
 
@@ -659,6 +715,7 @@ _to = defop("to", _move, vjp=lambda g, ans, x, device: g.to(x.device),
             cases=[Case(U(2, 3), device=as_device("cpu")), Case(U(), device=as_device("cpu"))])
 
 
+@export(methods=("to",))
 def to(x, device=None, dtype=None):
     """Copy to ``device`` and/or cast to ``dtype``; differentiable across devices.
 

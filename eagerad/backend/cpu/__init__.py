@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from .. import formulas
 from . import pool
 
 name = "cpu"
@@ -109,6 +110,9 @@ def _atanh(x):
     return np.arctanh(x)
 
 
+# The backend's elementwise ops by name: numpy ufuncs (or array functions of that
+# form) here; the CUDA backend's tables of the same names hold scalar functions
+# for its kernels (``cuda/elementwise.py``) and take their result dtypes from these.
 UNARY = {
     "neg": np.negative, "exp": np.exp, "log": np.log, "sin": np.sin, "cos": np.cos,
     "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "atanh": _atanh,
@@ -128,7 +132,6 @@ BINARY = {
     "gt": np.greater, "ge": np.greater_equal, "logical_and": np.logical_and,
     "logical_or": np.logical_or, "logical_xor": np.logical_xor,
 }
-
 
 
 # Large elementwise ops run on every core.  Which way was measured per dtype on
@@ -341,33 +344,10 @@ def clip(x, lo, hi):
     return np.clip(x, lo, hi)
 
 
-def tanh_grad(g, t, one):
-    """tanh's input gradient from ``g`` and the output ``t``, in the differentiable rule's
-    order of operations; ``one`` is 1 in the operands' dtype (a literal 1 would widen
-    float32 to float64 in Numba).  The one source of the formula for numpy arrays here,
-    the Numba kernels (``kernels``) and the CUDA kernels (scalars).
-
-    >>> tanh_grad(np.ones(2), np.array([0.0, 0.5]), 1.0)
-    array([1.  , 0.75])
-    """
-    return g * (one - t * t)
-
-
-def sigmoid_grad(g, s, one):
-    """sigmoid's input gradient from ``g`` and the output ``s`` (see ``tanh_grad``).
-
-    >>> sigmoid_grad(np.ones(1), np.array([0.5]), 1.0)
-    array([0.25])
-    """
-    return g * s * (one - s)
-
-
-# The formulas of the differentiable rules, for arrays too small to pay for a Numba
-# call (~2 us of argument checks) or for numba's import at first use.  (relu's is
-# ``g * (x > 0)`` on arrays; scalar kernels branch instead, as bool * float32 is
-# float64 in Numba.)
-_SMALL_GRADS = {"tanh": tanh_grad, "sigmoid": sigmoid_grad,
-                "relu": lambda g, x, one: g * (x > 0)}
+# The formulas of the differentiable rules (``formulas``), for arrays too small to pay
+# for a Numba call (~2 us of argument checks) or for numba's import at first use.
+_SMALL_GRADS = {"tanh": formulas.tanh_grad, "sigmoid": formulas.sigmoid_grad,
+                "relu": formulas.relu_grad}
 FUSED_MIN = 1 << 12
 
 

@@ -15,14 +15,16 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from . import pool, sigmoid_grad, tanh_grad
+from .. import formulas
+from . import pool
 
 PARALLEL_MIN = 1 << 16
 
 # op name -> code of its gradient formula in ``_grad_of``; operands (g, saved)
 CODES = {"tanh": 0, "sigmoid": 1, "relu": 2}
-_tanh_grad = njit(inline="always")(tanh_grad)
-_sigmoid_grad = njit(inline="always")(sigmoid_grad)
+_tanh_grad = njit(inline="always")(formulas.tanh_grad)
+_sigmoid_grad = njit(inline="always")(formulas.sigmoid_grad)
+_relu_grad = njit(inline="always")(formulas.relu_grad)
 
 
 @njit(cache=True, inline="always")
@@ -33,7 +35,7 @@ def _grad_of(code, g, s, one):
         return _tanh_grad(g, s, one)
     if code == 1:          # sigmoid: saved = output s
         return _sigmoid_grad(g, s, one)
-    return g if s > 0 else g * (one - one)   # relu: saved = input x
+    return _relu_grad(g, s, one)             # relu: saved = input x
 
 
 @njit(cache=True)

@@ -129,22 +129,23 @@ def astype(a, dtype):
 # ------------------------------------------------------------- elementwise
 
 
-UNARY = cpu.UNARY
-BINARY = cpu.BINARY
+# The kernels' scalar functions are ``elementwise.UNARY``/``BINARY``; the result dtype
+# is the one numpy's ufunc of the same name gives (the CPU backend's ``UNARY``/``BINARY``).
 
 
 def unary(op, x, dtype=None):
-    """Elementwise ``op`` (a key of UNARY, or an internal one given its ``dtype``)."""
-    out = _empty(x.shape, dtype if dtype is not None else _result_dtype(UNARY, op, x))
+    """Elementwise ``op`` (a key of ``elementwise.UNARY``; an internal one needs ``dtype``)."""
+    out = _empty(x.shape, dtype if dtype is not None else _result_dtype(cpu.UNARY, op, x))
     _run(ew.unary_kernel(op), x.size, _flat(out), _flat(x))
     return out
 
 
 def binary(op, x, y):
-    """Broadcasting elementwise ``op`` (a key of BINARY); either side may be a Python scalar."""
+    """Broadcasting elementwise ``op`` (a key of ``elementwise.BINARY``); either side may be a
+    Python scalar."""
     if not _is_device(x) and not _is_device(y):
         return from_numpy(cpu.binary(op, x, y))
-    return _binary(op, x, y, _result_dtype(BINARY, op, x, y))
+    return _binary(op, x, y, _result_dtype(cpu.BINARY, op, x, y))
 
 
 def _binary(op, x, y, dtype, out=None):
@@ -176,7 +177,7 @@ def _weak(arr, s):
 
 
 def inplace(op, x, y):
-    """``x op= y`` in place (``op`` a key of BINARY); returns ``x``."""
+    """``x op= y`` in place (``op`` a key of ``elementwise.BINARY``); returns ``x``."""
     if _is_device(y) and np.broadcast_shapes(x.shape, y.shape) != x.shape:
         raise ValueError(f"in-place {op}: shape {y.shape} cannot be broadcast to {x.shape}")
     return _binary(op, x, y, x.dtype, out=x)
@@ -207,6 +208,12 @@ def fused_grad(op, g, saved):
             or g.dtype.kind != "f":
         return None
     return _binary(op + "_grad", g, saved, g.dtype)
+
+
+def fused_deriv(op, g, x, n=None):
+    """None: this backend has no one-pass ``g * op'(x)`` kernel (the CPU's covers large
+    float64 sin/cos and small powers), so callers run the differentiable rule."""
+    return None
 
 # -------------------------------------------------------------- reductions
 

@@ -11,7 +11,7 @@ import math
 
 from numba import cuda
 
-from .. import cpu
+from .. import formulas
 from .launch import offset
 
 # ------------------------------------------------------------- scalar functions
@@ -52,10 +52,13 @@ def _sigmoid(x):
     return 1 / (1 + e) if x >= 0 else e / (1 + e)
 
 
-_tanh_grad = _device(cpu.tanh_grad)          # the CPU backend's formulas, one source
-_sigmoid_grad = _device(cpu.sigmoid_grad)
+_tanh_grad = _device(formulas.tanh_grad)      # the formulas of the rules and CPU kernels
+_sigmoid_grad = _device(formulas.sigmoid_grad)
+_relu_grad = _device(formulas.relu_grad)
 
 
+# The scalar function of each elementwise op (the CPU backend's tables of the same names
+# hold numpy ufuncs); "identity", "nonzero" and "finite_or_zero" serve astype and logsumexp.
 UNARY = {
     "identity": lambda x: x, "nonzero": lambda x: x != 0,
     "neg": lambda x: -x, "exp": lambda x: math.exp(x), "log": lambda x: math.log(x), "sin": lambda x: math.sin(x), "cos": lambda x: math.cos(x),
@@ -82,7 +85,7 @@ BINARY = {
     "logical_xor": lambda a, b: (a != 0) != (b != 0),
     # fused first-order gradients: (g, saved) -> input gradient
     "tanh_grad": lambda g, t: _tanh_grad(g, t, 1), "sigmoid_grad": lambda g, s: _sigmoid_grad(g, s, 1),
-    "relu_grad": lambda g, x: g if x > 0 else g * 0,
+    "relu_grad": lambda g, x: _relu_grad(g, x, 1),
 }
 
 # ------------------------------------------------------------------ kernel makers
