@@ -25,7 +25,7 @@ from .autograd import forward_ad
 from .autograd.engine import _collect, _edge_of, _needed, backward as _engine_backward, \
     reaches_foreign
 from .autograd.grad_mode import enable_grad, state as grad_state
-from .ops.registry import OPS
+from .ops.registry import OPS, Unsaved
 from .ops.shape import _index_arrays, index_add
 from .tensor import Tensor, arange, eye, ones, zeros
 from .autograd.batching import unwrap, wrap
@@ -279,7 +279,7 @@ def _diagonal(o, variables):
             continue
         if n.op is None or not n.op.elementwise or n.pre_hooks is not None or n.inputs is None:
             return False
-        if any(isinstance(a, Tensor) and a._requires_grad and a.shape != o.shape
+        if any(isinstance(a, (Tensor, Unsaved)) and a._requires_grad and a.shape != o.shape
                for a in n.inputs):
             return False
     return True

@@ -111,3 +111,12 @@ def test_matches_torch_autograd_functional():
     close(AF.hvp(f, ee, v)[1], TF.hvp(f, tt, tv)[1])
     close(AF.vhp(f, ee, v)[1], TF.vhp(f, tt, tv)[1])
     close(AF.jvp(g, ee, v)[1], TF.jvp(g, tt, tv)[1])
+
+
+def test_reachable_through_the_package():
+    import eagerad.autograd.functional as F2
+    from eagerad import func
+    from eagerad.custom import custom_jvp
+    assert F2 is AF and E.autograd.functional.jacobian is AF.jacobian
+    assert E.func.grad is func.grad and E.custom_jvp is custom_jvp
+    assert E.ops.GradOperation is E.GradOperation

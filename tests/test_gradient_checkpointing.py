@@ -83,4 +83,4 @@ def test_checkpointing_lowers_the_memory_of_a_deep_mlp():
     # plain: 24 matmul and 24 tanh outputs of 256 KB kept for backward; checkpointed: the
     # 4 segment outputs
     assert ckpt_held < 0.25 * plain_held, (ckpt_held, plain_held)
-    assert ckpt_peak < 0.6 * plain_peak, (ckpt_peak, plain_peak)
+    assert ckpt_peak < 0.8 * plain_peak, (ckpt_peak, plain_peak)

@@ -44,8 +44,6 @@ ALLOWED_FOR_NOW = {
     ("tensor", "ops"): "tensor.py installs the op methods (owner: face2 / stanza2, methods)",
     ("tensor", "nn"): "Parameter uses nn.init.initializer (owner: face2, tensor.py)",
     ("nn", "serialization"): "Cell.load_state_dict imports serialization (owner: face2, nn)",
-    ("ops", "transforms"): "ops/primitives' __getattr__ serves GradOperation until ops/__init__ "
-                           "stops importing it from there (owner: stanza2, ops/__init__)",
 }
 
 

@@ -85,7 +85,7 @@ class Node:
         """Inputs and outputs for the rule, checking that none was changed in place.
 
         >>> x = eagerad.tensor(2.0, requires_grad=True)
-        >>> inputs, outs = (x * 3).grad_fn.unpack(); inputs[0] is x, outs
+        >>> inputs, outs = (x * x).grad_fn.unpack(); inputs[0] is x, outs
         (True, None)
         """
         if self.released:

@@ -7,7 +7,7 @@ of its family, and installed as a Tensor method/operator here.
 Tensor(shape=[1], dtype=Float32, value= [ 6.00000000e+00])
 """
 from . import inplace as _inplace, methods as _methods
-from .primitives import GradOperation, MatMul, ReduceSum, stop_gradient
+from .primitives import MatMul, ReduceSum, stop_gradient
 from .registry import OPS, defop
 
 

@@ -10,7 +10,7 @@ the eagerad op of the same meaning, so its gradient (of any order) is the op's.
 (2, 4)
 """
 from ..tensor import Tensor
-from . import linalg, math, reduction
+from . import linalg, reduction
 from .shape import swapaxes
 
 
@@ -30,7 +30,7 @@ def stop_gradient(x):
 class Primitive:
     """Base: a named callable operator object.
 
-    >>> Sin(), Sin()(eagerad.tensor([0.0])).tolist()
+    >>> sin = eagerad.ops.Sin(); sin, sin(eagerad.tensor([0.0])).tolist()
     (Sin(), [0.0])
     """
 
@@ -51,12 +51,6 @@ def make_primitive(name, fn):
                                    f"MindSpore's ``ops.{name}()``: calls ``eagerad.ops.{fn.__name__}``."})
     cls.__module__ = __name__
     return cls
-
-
-Mul, Div, Pow, Sin, Cos, Tan, Exp, Log, Neg, Square, Sinh, Cosh, Atanh = (
-    make_primitive(name, getattr(math, name.lower())) for name in (
-        "Mul", "Div", "Pow", "Sin", "Cos", "Tan", "Exp", "Log", "Neg", "Square", "Sinh", "Cosh",
-        "Atanh"))
 
 
 class MatMul(Primitive):
@@ -101,11 +95,3 @@ class ReduceSum(Primitive):
     def __repr__(self):
         return f"ReduceSum(keep_dims={self.keep_dims})"
 
-
-def __getattr__(name):
-    """``GradOperation`` lives with the transforms (``eagerad.transforms``); found here until
-    ``ops/__init__`` stops importing it from this module."""
-    if name == "GradOperation":
-        from ..transforms import GradOperation
-        return GradOperation
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -93,7 +93,11 @@ def defop(name, forward, vjp=None, jvp=None, saves=None, save_output=False, fast
     argument): ``vjp_i(g, ans, *args, **kw)`` returns the gradient for argument
     i, ``jvp_i(t, ans, *args, **kw)`` the output tangent due to argument i's
     tangent ``t``.  ``saves`` lists the argument positions whose values the rules
-    read (default: all), ``save_output`` whether they read ``ans``.  ``fast``
+    read (default: all): the node keeps those (version-checked at backward) and only
+    the shape, dtype and device of the other tensors (``Unsaved``); a dict ``{i:
+    positions}`` says it per rule, so only the rules of inputs that need a gradient
+    keep theirs (``x * 3`` keeps nothing of ``x``).  ``save_output``: whether they
+    read ``ans``.  ``fast``
     gives array-level first-order rules, one per argument like ``vjp`` (a single
     function for argument 0): ``fast_i(B, g, ans, *arrays, **kw)`` returns the
     gradient array for argument i computed with the same arithmetic as the vjp
@@ -279,18 +283,66 @@ def _record(op, args, kwargs, outs):
     if edges is None:
         return
     saves = op.saves
+    inputs = args
     if saves is None:
         saved = [a for a in args if isinstance(a, Tensor)]
-    elif saves:
-        saved = [a for i, a in enumerate(args) if i in saves and isinstance(a, Tensor)]
     else:
-        saved = ()
-    node = Node(op.node_name, functools.partial(_backward, op, kwargs), tuple(edges), args, saved,
-                outs, op.save_output, op, kwargs)
+        if type(saves) is dict:      # per rule: only the rules that will run
+            need = [saves[i] for i, e in enumerate(edges) if e is not None and i in saves]
+            saves = need[0] if len(need) == 1 else {j for s in need for j in s}
+        saved = []
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                if i in saves:
+                    saved.append(a)
+                else:
+                    inputs = None
+        if inputs is None:           # keep only the metadata of the others
+            inputs = tuple(a if i in saves or not isinstance(a, Tensor) else Unsaved(a)
+                           for i, a in enumerate(args))
+    node = Node(op.node_name, functools.partial(_backward, op, kwargs), tuple(edges), inputs,
+                saved, outs, op.save_output, op, kwargs)
     for i, o in enumerate(outs):
         o._requires_grad = True
         o.grad_fn = node
         o._out_index = i
+
+
+class Unsaved:
+    """What a node keeps of an input whose value no rule of its op reads (not in ``saves``):
+    its shape, dtype and device, so that the tensor itself can be freed.  Rules get it in
+    the input's place; reading its values is an error, never a silent number.
+
+    >>> u = Unsaved(eagerad.ones(2, 3)); u.shape, u.dtype, u.ndim
+    ((2, 3), dtype('float32'), 2)
+    """
+    __slots__ = ("shape", "dtype", "_device", "_requires_grad")
+
+    def __init__(self, t):
+        self.shape, self.dtype, self._device, self._requires_grad = \
+            t.shape, t.dtype, t._device, t._requires_grad
+
+    @property
+    def _data(self):      # the array metadata (shape, dtype) that gradient fitting reads
+        return self
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def __repr__(self):
+        return f"Unsaved(shape={self.shape}, dtype={self.dtype})"
 
 
 def _backward(op, kwargs, grads, inputs, outs):
@@ -311,7 +363,7 @@ def _backward(op, kwargs, grads, inputs, outs):
     result = []
     for i, a in enumerate(inputs):
         rule = vjp[i] if i < n_rules else None
-        if rule is None or not isinstance(a, Tensor) or not a._requires_grad:
+        if rule is None or not isinstance(a, (Tensor, Unsaved)) or not a._requires_grad:
             result.append(None)
         else:
             result.append(fit_gradient(rule(g, ans, *inputs, **kwargs), a))
@@ -333,7 +385,7 @@ def _backward_arrays(op, kwargs, g, ans, inputs):
     result = []
     for i, a in enumerate(inputs):
         rule = vjp[i] if i < n_rules else None
-        if rule is None or not isinstance(a, Tensor) or not a._requires_grad:
+        if rule is None or not isinstance(a, (Tensor, Unsaved)) or not a._requires_grad:
             result.append(None)
             continue
         arr = None
