@@ -140,3 +140,13 @@ def test_backward_hook_after_a_replacing_forward_hook_matches_pytorch():
     x = eagerad.tensor([2.0], requires_grad=True)
     _doubling_relu(nn.ReLU(), mine)(x).sum().backward()
     assert mine == theirs and x.grad.tolist() == t.grad.tolist()
+
+
+def test_forward_hook_returning_none_keeps_the_output():
+    dense, seen = eagerad.nn.Dense(4, 3), []
+    dense.register_forward_hook(lambda cell, inputs, output: seen.append(output.shape))
+    x = eagerad.Tensor(np.ones((2, 4), np.float32))
+    out = dense(x)
+    assert isinstance(out, eagerad.Tensor) and out.shape == (2, 3) and seen == [(2, 3)]
+    np.testing.assert_allclose(out.numpy(), x.numpy() @ dense.weight.numpy().T + dense.bias.numpy(),
+                               rtol=1e-6)

@@ -30,6 +30,9 @@ SCRIPTS = {
     "ms_jacobians_hessians_vmap.py": 9,
     "ms_per_sample_gradients.py": 7,
     "ms_hooks.py": 5,
+    "torch_dynamic_net.py": 3,
+    "torch_jacobians_hessians.py": 9,
+    "ms_cell_hooks.py": 5,
 }
 
 

@@ -143,8 +143,10 @@ def call_with_hooks(cell, args, kwargs):
             return grads if raw else record(grads)
         if raw:     # MindSpore's grad_output: the gradient of construct's own output
             out, _ = _through(lambda grads: record(tuple(grads)), out)
-    if post:
-        out = _replace(post, cell, args, out)
+    for hook in list(post.values()) if post else ():
+        result = hook(cell, args, out)          # a non-None result replaces the output
+        if result is not None:
+            out = result
     if backward:
         out, _ = _through(on_outputs, out)
     return out
