@@ -41,6 +41,7 @@ from . import optim  # eagerad.optim.Adam, eagerad.optim.lr_scheduler, as torch.
 from . import viz
 from . import accelerator, cuda, data, linalg, printing, tree
 from .checkpoint import checkpoint
+from . import utils
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 
 from .ops import allclose, isclose

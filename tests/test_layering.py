@@ -31,7 +31,8 @@ LAYERS = [
     {"ops"},
     {"transforms", "functional", "vectorize", "func", "autograd_functional", "tree", "checkpoint",
      "custom"},
-    {"nn", "amp", "optim", "data", "serialization", "viz", "linalg", "cuda", "accelerator"},
+    {"nn", "amp", "optim", "data", "serialization", "viz", "linalg", "cuda", "accelerator",
+     "utils"},
     {"__init__"},
 ]
 RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
