@@ -198,3 +198,12 @@ def test_sigmoid_keeps_relative_precision_on_the_negative_tail():
         got = ops.sigmoid(eagerad.tensor(xs, dtype=dtype)).numpy()
         np.testing.assert_allclose(got, exact, rtol=rtol)
     assert ops.sigmoid(eagerad.tensor([0.0])).item() == 0.5
+
+
+def test_float16_mean_accumulates_in_float32():
+    assert ops.mean(eagerad.ones(100000, dtype=eagerad.float16)).item() == 1.0
+    x = eagerad.tensor(np.full((3, 50000), 2.0, np.float16), requires_grad=True)
+    m = x.mean(axis=1)
+    assert m.dtype == eagerad.float16 and m.tolist() == [2.0, 2.0, 2.0]
+    m.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.float16(1 / 50000), rtol=1e-3)

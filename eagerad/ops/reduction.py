@@ -50,6 +50,22 @@ _sum = defop("sum", lambda B, x, axes, keepdims: B.reduce("sum", x, axes, keepdi
              batch=_reduce_batch(lambda: _sum), cases=_REDUCE_CASES + [Case(U(0, 3), axes=(0,), keepdims=False)])
 
 
+def _count(shape, axes):
+    """How many entries of an array of ``shape`` each result of a reduction over ``axes`` sees."""
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    return n
+
+
+# the backend's mean accumulates float16 in float32 (a float16 sum of 100000 ones is inf)
+_mean = defop("mean", lambda B, x, axes, keepdims: B.reduce("mean", x, axes, keepdims),
+              vjp=lambda g, ans, x, axes, keepdims:
+                  _spread(g, x.shape, axes, keepdims) / _count(x.shape, axes),
+              jvp=lambda t, ans, x, axes, keepdims: _mean(t, axes=axes, keepdims=keepdims),
+              saves=(), batch=_reduce_batch(lambda: _mean), cases=_REDUCE_CASES)
+
+
 def _extreme_share(ans, x, axes, keepdims):
     """Where x attains its max/min, split evenly among ties (as PyTorch)."""
     hit = (x == _spread(ans, x.shape, axes, keepdims)).astype(x.dtype)
@@ -125,11 +141,9 @@ def mean(x, axis=None, keepdims=False, dtype=None, *, dim=None, keepdim=None):
     x, axes = _prepare(x, axis, "mean", dim, dtype)
     if x.dtype.kind != "f":
         x = x.astype(dt.default_float)
-    count = 1
-    for a in axes:
-        count *= x.shape[a]
-    total = _sum(x, axes=axes, keepdims=_keep(keepdims, keepdim))
-    return total / count if count else total * float("nan")
+    if not _count(x.shape, axes):       # the mean of nothing is nan (as numpy and torch)
+        return _sum(x, axes=axes, keepdims=_keep(keepdims, keepdim)) * float("nan")
+    return _mean(x, axes=axes, keepdims=_keep(keepdims, keepdim))
 
 
 def _extreme_fn(op, name):
