@@ -9,13 +9,13 @@ when it is usable; otherwise it warns once and stays on the CPU.
 """
 import warnings
 
-from .device import CPU, Device
+from .backend import cuda_problem, require_cuda  # noqa: F401  (also public here)
+from .device import CPU, DEFAULT as _default, Device, default_device
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 
 _settings = {"mode": PYNATIVE_MODE, "device_target": "CPU"}
-_default = [CPU]
 _said = set()
 
 
@@ -23,45 +23,6 @@ def _once(key, message):
     if key not in _said:
         _said.add(key)
         warnings.warn(message, stacklevel=3)
-
-
-def cuda_problem():
-    """None when CUDA can be used, else a sentence saying what is missing.
-
-    >>> cuda_problem() is None or isinstance(cuda_problem(), str)
-    True
-    """
-    try:
-        import numba_cuda  # noqa: F401  (the maintained CUDA target, extra eagerad[cuda])
-    except ImportError:
-        return ("the numba-cuda package is not installed (install it with "
-                "`pip install eagerad[cuda]`)")
-    from numba import config, cuda
-    if config.ENABLE_CUDASIM:   # Numba's CUDA simulator runs the kernels on the CPU
-        return None
-    try:
-        if not cuda.is_available():
-            return ("no usable CUDA GPU/driver was found (install the extra with "
-                    "`pip install eagerad[cuda]` and check `nvidia-smi`)")
-    except Exception as err:  # numba raises various driver errors
-        return f"CUDA could not be initialised: {err}"
-    return None
-
-
-def require_cuda():
-    """Raise a clear RuntimeError when the GPU is asked for but cannot be used.
-
-    >>> try:
-    ...     require_cuda()
-    ... except RuntimeError as err:
-    ...     print(str(err)[:31])
-    ... else:
-    ...     print("device='cuda' was requested but")
-    device='cuda' was requested but
-    """
-    problem = cuda_problem()
-    if problem:
-        raise RuntimeError(f"device='cuda' was requested but {problem}")
 
 
 def set_context(mode=None, device_target=None, device_id=None, **ignored):
@@ -103,15 +64,6 @@ def get_context(key):
     True
     """
     return _settings[key]
-
-
-def default_device():
-    """Where new tensors go when no ``device`` is given (set by ``set_context``).
-
-    >>> default_device()
-    device(type='cpu')
-    """
-    return _default[0]
 
 
 def set_default_device(device):

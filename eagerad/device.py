@@ -44,6 +44,17 @@ class Device:
 
 
 CPU = Device("cpu")
+DEFAULT = [CPU]     # where new tensors go when no device is given (``set_context`` sets it)
+
+
+def default_device():
+    """Where new tensors go when no ``device`` is given (set by ``set_context`` /
+    ``set_default_device``).
+
+    >>> default_device()
+    device(type='cpu')
+    """
+    return DEFAULT[0]
 
 
 def as_device(spec):
@@ -53,6 +64,5 @@ def as_device(spec):
     (device(type='cuda', index=1), device(type='cpu'))
     """
     if spec is None:
-        from .context import default_device
-        return default_device()
+        return DEFAULT[0]
     return spec if isinstance(spec, Device) else Device(spec)

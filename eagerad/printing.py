@@ -30,6 +30,7 @@ import sys
 import numpy as np
 
 from . import dtype as dt
+from .device import default_device
 
 FACES = ("torch", "mindspore")
 CURRENT = ["mindspore"]     # the face new tensors are stamped with
@@ -203,7 +204,6 @@ def torch_repr(t, prefix="tensor("):
     >>> torch_repr(eagerad.tensor([1e-5, 1.0])), torch_repr(eagerad.tensor(3.0, requires_grad=True))
     ('tensor([1.0000e-05, 1.0000e+00])', 'tensor(3., requires_grad=True)')
     """
-    from .context import default_device
     arr = t.numpy()
     indent = len(prefix)
     suffixes = []

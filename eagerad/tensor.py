@@ -325,16 +325,6 @@ class Tensor:
         """
         return Tensor._make(backend.get(self._device.type).copy(self._data), self._device)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate the gradient of this tensor into the leaves' ``.grad`` (only those
-        in ``inputs`` when given); ``gradient`` is required for non-scalar tensors.
-
-        >>> x = tensor(3.0, requires_grad=True); (x * x).backward(); x.grad.item()
-        6.0
-        """
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
     @property
     def device(self):
         """Where the buffer lives (a ``Device``).

@@ -39,9 +39,6 @@ RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
 
 # (importing unit, imported unit): why it is still there and who removes it
 ALLOWED_FOR_NOW = {
-    ("backend", "context"): "backend/cuda asks context.require_cuda (owner: stanza2, backend)",
-    ("device", "context"): "device.py reads context.default_device (owner: integrator)",
-    ("tensor", "autograd"): "Tensor.backward imports autograd.backward (owner: face2, tensor.py)",
     ("tensor", "ops"): "tensor.py installs the op methods (owner: face2 / stanza2, methods)",
     ("tensor", "nn"): "Parameter uses nn.init.initializer (owner: face2, tensor.py)",
     ("nn", "serialization"): "Cell.load_state_dict imports serialization (owner: face2, nn)",

@@ -74,6 +74,9 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
 
     ``gradient`` is required for non-scalar tensors (the vector in a vector-Jacobian product);
     ``inputs`` limits the accumulation to those tensors.
+
+    >>> x = eagerad.tensor(3.0, requires_grad=True); (x * x).backward(); x.grad.item()
+    6.0
     """
     backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs)
 

@@ -26,3 +26,42 @@ def get(device_type):
             raise ValueError(f"no backend for device type {device_type!r}") from None
         mod = _loaded[device_type] = importlib.import_module(path)
     return mod
+
+
+def cuda_problem():
+    """None when CUDA can be used, else a sentence saying what is missing.
+
+    >>> cuda_problem() is None or isinstance(cuda_problem(), str)
+    True
+    """
+    try:
+        import numba_cuda  # noqa: F401  (the maintained CUDA target, extra eagerad[cuda])
+    except ImportError:
+        return ("the numba-cuda package is not installed (install it with "
+                "`pip install eagerad[cuda]`)")
+    from numba import config, cuda
+    if config.ENABLE_CUDASIM:   # Numba's CUDA simulator runs the kernels on the CPU
+        return None
+    try:
+        if not cuda.is_available():
+            return ("no usable CUDA GPU/driver was found (install the extra with "
+                    "`pip install eagerad[cuda]` and check `nvidia-smi`)")
+    except Exception as err:  # numba raises various driver errors
+        return f"CUDA could not be initialised: {err}"
+    return None
+
+
+def require_cuda():
+    """Raise a clear RuntimeError when the GPU is asked for but cannot be used.
+
+    >>> try:
+    ...     require_cuda()
+    ... except RuntimeError as err:
+    ...     print(str(err)[:31])
+    ... else:
+    ...     print("device='cuda' was requested but")
+    device='cuda' was requested but
+    """
+    problem = cuda_problem()
+    if problem:
+        raise RuntimeError(f"device='cuda' was requested but {problem}")

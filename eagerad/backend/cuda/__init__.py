@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ...context import require_cuda
+from .. import require_cuda
 
 require_cuda()
 
