@@ -17,7 +17,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .nn.inplace import assign
+from .nn.cell import load_param_into_net  # noqa: F401  (MindSpore's place for it)
 from .tensor import Parameter, Tensor
 
 
@@ -78,38 +78,3 @@ def load_checkpoint(ckpt_file_name):
     return OrderedDict((name, Parameter(arr, name=name)) for name, arr in arrays.items())
 
 
-def load_param_into_net(net, parameter_dict, strict_load=False):
-    """Copy ``parameter_dict``'s values into ``net``'s parameters in place, by name.
-
-    Returns ``(param_not_load, ckpt_not_load)``: the net's parameter names missing from
-    the dict and the dict's names the net has no parameter for.  A shape mismatch
-    raises ValueError naming the parameter and both shapes; with ``strict_load=True``
-    any missing or unexpected name raises too.
-
-    >>> from eagerad import nn
-    >>> net = nn.Dense(1, 1); w = {'weight': Tensor([[5.0]]), 'extra': Tensor([0.0])}
-    >>> load_param_into_net(net, w), net.weight.tolist()
-    ((['bias'], ['extra']), [[5.0]])
-    """
-    if not isinstance(parameter_dict, dict):
-        raise TypeError(f"load_param_into_net: parameter_dict must be a dict, "
-                        f"got {type(parameter_dict).__name__}")
-    own = net.parameters_dict()
-    for name, param in own.items():
-        if name not in parameter_dict:
-            continue
-        value = parameter_dict[name]
-        value = value if isinstance(value, Tensor) else Tensor(np.asarray(value))
-        if value.shape != param.shape:
-            raise ValueError(f"load_param_into_net: parameter {name!r} has shape {param.shape} in "
-                             f"the net but {value.shape} in the checkpoint")
-    param_not_load = [n for n in own if n not in parameter_dict]
-    ckpt_not_load = [n for n in parameter_dict if n not in own]
-    if strict_load and (param_not_load or ckpt_not_load):
-        raise ValueError(f"load_param_into_net: missing from the checkpoint: {param_not_load}; "
-                         f"not in the net: {ckpt_not_load}")
-    for name, param in own.items():
-        if name in parameter_dict:
-            value = parameter_dict[name]
-            assign(param, value if isinstance(value, Tensor) else Tensor(np.asarray(value)))
-    return param_not_load, ckpt_not_load

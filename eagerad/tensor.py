@@ -20,12 +20,18 @@ from .device import CPU, as_device
 from .printing import CURRENT, FORCED, internal, mindspore_repr, speak, style_of, torch_repr
 
 
+# Functions of the layers above that Tensor calls back into (they register themselves on
+# import, so this module imports nothing above it): "ops" is the eagerad.ops namespace
+# (numpy protocol routing), "initializer" is eagerad.nn.init.initializer.
+UPPER = {}
+
+
 def _initialized(shape, dtype, init):
     """The buffer of MindSpore's ``Tensor(shape=, dtype=, init=)``: ``init`` is a name
     (``'zeros'``, ``'ones'``, ``'normal'``, ``'uniform'``, ...), a number or an
     initializer callable, made by ``eagerad.nn.init.initializer`` as MindSpore's own
-    ``Tensor`` defers to its initializer module (imported at call time: nn sits above)."""
-    from .nn.init import initializer
+    ``Tensor`` defers to its initializer module."""
+    initializer = UPPER["initializer"]
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     return initializer(init, shape, dtype=dt.as_dtype(dtype) or dt.float32)
 
@@ -609,9 +615,8 @@ _UFUNC_OPS = {"subtract": "sub", "multiply": "mul", "true_divide": "div", "divid
 
 def _op(name):
     """``eagerad.ops.<name>`` when it is an op function (looked up at call time: the
-    ops layer sits above this module)."""
-    from . import ops
-    fn = getattr(ops, name, None)
+    ops layer sits above this module and registers itself in ``UPPER``)."""
+    fn = getattr(UPPER["ops"], name, None)
     return fn if callable(fn) and not isinstance(fn, type) else None
 
 

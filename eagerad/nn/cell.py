@@ -20,9 +20,12 @@ When a child is attached as ``self.fc``, the names of its parameters gain the pr
 """
 from collections import OrderedDict
 
+import numpy as np
+
 from ..device import as_device
 from ..printing import speak
-from ..tensor import Parameter
+from ..tensor import Parameter, Tensor
+from .inplace import assign
 from .hooks import KINDS, add_hook, call_with_hooks
 
 
@@ -364,7 +367,6 @@ class Cell:
         >>> a.weight.tolist() == b.weight.tolist()
         True
         """
-        from ..serialization import load_param_into_net
         return load_param_into_net(self, state_dict, strict_load=strict)
 
     # ------------------------------------------------------------- modes, grads
@@ -483,3 +485,38 @@ def _spelling(cls):
                 return method
     return None
 
+
+def load_param_into_net(net, parameter_dict, strict_load=False):
+    """Copy ``parameter_dict``'s values into ``net``'s parameters in place, by name.
+
+    Returns ``(param_not_load, ckpt_not_load)``: the net's parameter names missing from
+    the dict and the dict's names the net has no parameter for.  A shape mismatch
+    raises ValueError naming the parameter and both shapes; with ``strict_load=True``
+    any missing or unexpected name raises too.
+
+    >>> net = eagerad.nn.Dense(1, 1); w = {'weight': eagerad.Tensor([[5.0]]), 'extra': eagerad.Tensor([0.0])}
+    >>> load_param_into_net(net, w), net.weight.tolist()
+    ((['bias'], ['extra']), [[5.0]])
+    """
+    if not isinstance(parameter_dict, dict):
+        raise TypeError(f"load_param_into_net: parameter_dict must be a dict, "
+                        f"got {type(parameter_dict).__name__}")
+    own = net.parameters_dict()
+    for name, param in own.items():
+        if name not in parameter_dict:
+            continue
+        value = parameter_dict[name]
+        value = value if isinstance(value, Tensor) else Tensor(np.asarray(value))
+        if value.shape != param.shape:
+            raise ValueError(f"load_param_into_net: parameter {name!r} has shape {param.shape} in "
+                             f"the net but {value.shape} in the checkpoint")
+    param_not_load = [n for n in own if n not in parameter_dict]
+    ckpt_not_load = [n for n in parameter_dict if n not in own]
+    if strict_load and (param_not_load or ckpt_not_load):
+        raise ValueError(f"load_param_into_net: missing from the checkpoint: {param_not_load}; "
+                         f"not in the net: {ckpt_not_load}")
+    for name, param in own.items():
+        if name in parameter_dict:
+            value = parameter_dict[name]
+            assign(param, value if isinstance(value, Tensor) else Tensor(np.asarray(value)))
+    return param_not_load, ckpt_not_load

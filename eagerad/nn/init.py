@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .. import dtype as dt
-from ..tensor import Tensor, full, rand, randn
+from ..tensor import UPPER, Tensor, full, rand, randn
 from .inplace import assign
 
 
@@ -170,3 +170,6 @@ def xavier_uniform_(t, gain=1.0):
     True
     """
     return assign(t, xavier_uniform(t.shape, gain, t.dtype))
+
+
+UPPER["initializer"] = initializer     # for Tensor(shape=, init=) (tensor.py)
