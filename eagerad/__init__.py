@@ -42,6 +42,8 @@ from . import viz
 from . import accelerator, cuda, data, linalg, printing, tree
 from .checkpoint import checkpoint
 from . import utils
+from . import train
+from .train import Model
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 
 from .ops import allclose, isclose

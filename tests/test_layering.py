@@ -32,7 +32,7 @@ LAYERS = [
     {"transforms", "functional", "vectorize", "func", "autograd_functional", "tree", "checkpoint",
      "custom"},
     {"nn", "amp", "optim", "data", "serialization", "viz", "linalg", "cuda", "accelerator",
-     "utils"},
+     "utils", "train"},
     {"__init__"},
 ]
 RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
