@@ -196,12 +196,16 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
                 captured[(node, idx)] = grads[idx]
         if need is not None and node not in need:
             continue
-        inputs, outs = node.unpack()
+        keeps = node.saved_versions or node.out_data is not None
+        if keeps or node.released:
+            inputs, outs = node.unpack()
+        else:                   # nothing saved to check or rebuild: unpack's answer, inlined
+            inputs, outs = node.inputs, None
         in_grads = node.backward_fn(grads, inputs, outs)
         if anomaly.enabled:
             anomaly.check(node, in_grads)
-        if not retain_graph:
-            node.release()
+        if keeps and not retain_graph:
+            node.release()      # (a node that keeps nothing stays as it is)
         for edge, g in zip(node.next, in_grads):
             if g is None or edge is None:
                 continue

@@ -35,7 +35,13 @@ class Node:
         self.backward_fn = backward_fn
         self.next = next_edges
         self.inputs = inputs
-        self.saved_versions = tuple([(t, t._version, t._version[0]) for t in saved]) if saved else ()
+        if saved:
+            versions = []
+            for t in saved:
+                versions.append((t, t._version, t._version[0]))
+            self.saved_versions = tuple(versions)
+        else:
+            self.saved_versions = ()
         self.n_outputs = len(outputs)
         self.device = outputs[0]._device
         if save_outputs:
