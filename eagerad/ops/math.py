@@ -170,7 +170,9 @@ def _binary(name, vjp=None, jvp=None, x=None, y=None, example=None, public=None,
     public = public or name
 
     def fn(x, y):
-        x, y = operands(public, x, y, floating)
+        ty = type(y)
+        if type(x) is not Tensor or ty is not float and ty is not int or x._data.dtype.kind != "f":
+            x, y = operands(public, x, y, floating)   # (a float tensor and a number: as they are)
         try:
             return apply(op, (x, y), {})
         except ValueError:

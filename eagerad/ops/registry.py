@@ -265,9 +265,12 @@ def apply(op, args, kwargs):
         else:
             arrays.append(a)
     B = _backends.get(device.type) or _backend(device)
-    out = op.forward(B, *arrays, **kwargs) if kwargs else op.forward(B, *arrays)
-    if op.moves_device:
-        device = kwargs["device"]
+    if kwargs:
+        out = op.forward(B, *arrays, **kwargs)
+        if op.moves_device:
+            device = kwargs["device"]
+    else:
+        out = op.forward(B, *arrays)
     if op.n_outputs == 1:
         result = Tensor._make(out, device, version=args[0]._version if op.view else None)
         outs = (result,)
@@ -338,7 +341,8 @@ def _record(op, args, kwargs, outs):
     for i, o in enumerate(outs):
         o._requires_grad = True
         o.grad_fn = node
-        o._out_index = i
+        if i:
+            o._out_index = i      # (0 is the class default: no instance dict)
 
 
 def _saves_for(op, wanted):
