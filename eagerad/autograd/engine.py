@@ -50,13 +50,14 @@ def _collect(roots):
     every node that feeds it a gradient, with no dependency counting."""
     seen = set(roots)
     stack = list(roots)
+    see, push, pop = seen.add, stack.append, stack.pop     # bound once: this runs per node
     while stack:
-        for edge in stack.pop().next:
+        for edge in pop().next:
             if edge is not None:
                 child = edge[0]
                 if type(child) is Node and child not in seen:
-                    seen.add(child)
-                    stack.append(child)
+                    see(child)
+                    push(child)
     return sorted(seen, key=_seq)
 
 
@@ -213,8 +214,11 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
             if type(target) is Node:
                 buf = buffers.get(target)
                 if buf is None:
-                    buf = buffers[target] = [None] * target.n_outputs
-                    buf[idx] = g
+                    if target.n_outputs == 1:
+                        buffers[target] = [g]
+                    else:
+                        buf = buffers[target] = [None] * target.n_outputs
+                        buf[idx] = g
                 else:
                     buf[idx] = _add(buf[idx], g)
             else:
