@@ -50,8 +50,11 @@ class Node:
         self.n_outputs = len(outputs)
         self.device = outputs[0]._device
         if save_outputs:
-            self.out_data = tuple([o._data for o in outputs])
-            self.out_version = tuple([(o._version, o._version[0]) for o in outputs])
+            data, versions = [], []
+            for o in outputs:
+                data.append(o._data)
+                versions.append((o._version, o._version[0]))
+            self.out_data, self.out_version = tuple(data), tuple(versions)
         else:
             self.out_data = self.out_version = None
         self.out_tangents = None

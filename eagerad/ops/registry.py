@@ -314,7 +314,8 @@ def _record(op, args, kwargs, outs):
     saves = op.saves
     if saves is None:
         inputs = args
-        saved = [a for a in args if isinstance(a, Tensor)]
+        # one argument with an edge is a Tensor: no list to build
+        saved = args if len(args) == 1 else [a for a in args if isinstance(a, Tensor)]
     else:
         if type(saves) is dict:      # per rule: only the rules that will run
             saves = _saves_for(op, wanted)

@@ -361,11 +361,12 @@ def fused_grad(op, g, saved):
     >>> fused_grad("relu", np.ones(3), np.array([-1.0, 0.0, 2.0]))   # small: numpy
     array([0., 0., 1.])
     """
-    if _is_half(g) and _is_half(saved):
+    if g.dtype.char == "e" and _is_half(g) and _is_half(saved):
         out = fused_grad(op, _single(g), _single(saved))
         return out.astype(_HALF) if out is not None else None
     if g.size < FUSED_MIN and op in _SMALL_GRADS and g.dtype == saved.dtype:
-        return np.asarray(_SMALL_GRADS[op](g, saved, 1))
+        out = _SMALL_GRADS[op](g, saved, 1)
+        return out if type(out) is np.ndarray else np.asarray(out)   # (0-d: a numpy scalar)
     from . import kernels
     return kernels.fused_grad(op, g, saved)
 
