@@ -431,13 +431,16 @@ def _backward(op, kwargs, grads, inputs, outs):
             continue
         arr = None
         if i < n_fast and fast[i] is not None:
-            if arrays is None:
-                arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+            if arrays is None:           # the operands' arrays, read once per node
+                arrays = []
                 usable = True
-                if op.same_dtype:        # SameDtype rules: every array has g's dtype
-                    for x in arrays:
-                        if isinstance(x, np.ndarray) and x.dtype != gd.dtype:
-                            usable = False
+                same = op.same_dtype         # SameDtype rules: every array has g's dtype
+                for x in inputs:
+                    if isinstance(x, Tensor):
+                        x = x._data
+                    if same and isinstance(x, np.ndarray) and x.dtype != gd.dtype:
+                        usable = False
+                    arrays.append(x)
             if usable:
                 arr = fast[i](B, gd, ad, *arrays, **kwargs) if kwargs else fast[i](B, gd, ad, *arrays)
         i += 1
