@@ -133,9 +133,16 @@ class Tensor:
     >>> Tensor([1.0, 2.0]) * 2
     Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00  4.00000000e+00])
     """
-    __slots__ = ("_data", "_device", "_requires_grad", "_grad", "grad_fn", "_out_index",
-                 "_version", "_hooks", "_retains_grad", "_tangents", "_face", "__weakref__", "__dict__")
+    __slots__ = ("_data", "_device", "_requires_grad", "grad_fn", "_version", "_face",
+                 "__weakref__", "__dict__")
     __array_priority__ = 1000  # numpy defers to our reflected operators
+    # Rarely set fields, as class defaults: an instance gets its own value (in its
+    # ``__dict__``) only when one is set, so the per-op ``_make`` skips them.
+    _grad = None          # accumulated gradient of a leaf
+    _out_index = 0        # which output of ``grad_fn`` this is
+    _hooks = None         # a leaf's gradient hooks
+    _retains_grad = False
+    _tangents = None      # forward-mode tangents
     _view = None    # (root tensor, view steps) for a view made by ops/shape.py
     _views = None   # weak set of the live views of this (root) tensor
 
@@ -158,13 +165,8 @@ class Tensor:
         self._data = data
         self._device = device
         self._requires_grad = requires_grad
-        self._grad = None
         self.grad_fn = grad_fn
-        self._out_index = 0
         self._version = version if version is not None else [0]
-        self._hooks = None
-        self._retains_grad = False
-        self._tangents = None
         self._face = CURRENT[0]
 
     @staticmethod
@@ -175,13 +177,8 @@ class Tensor:
         t._data = data
         t._device = device
         t._requires_grad = requires_grad
-        t._grad = None
         t.grad_fn = grad_fn
-        t._out_index = 0
         t._version = version if version is not None else [0]
-        t._hooks = None
-        t._retains_grad = False
-        t._tangents = None
         t._face = CURRENT[0]
         return t
 

@@ -50,13 +50,14 @@ def _collect(roots):
     every node that feeds it a gradient, with no dependency counting."""
     seen = set(roots)
     stack = list(roots)
+    see, push, pop = seen.add, stack.append, stack.pop     # bound once: this runs per node
     while stack:
-        for edge in stack.pop().next:
+        for edge in pop().next:
             if edge is not None:
                 child = edge[0]
                 if type(child) is Node and child not in seen:
-                    seen.add(child)
-                    stack.append(child)
+                    see(child)
+                    push(child)
     return sorted(seen, key=_seq)
 
 
@@ -196,12 +197,16 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
                 captured[(node, idx)] = grads[idx]
         if need is not None and node not in need:
             continue
-        inputs, outs = node.unpack()
+        keeps = node.saved_versions or node.out_data is not None
+        if keeps or node.released:
+            inputs, outs = node.unpack()
+        else:                   # nothing saved to check or rebuild: unpack's answer, inlined
+            inputs, outs = node.inputs, None
         in_grads = node.backward_fn(grads, inputs, outs)
         if anomaly.enabled:
             anomaly.check(node, in_grads)
-        if not retain_graph:
-            node.release()
+        if keeps and not retain_graph:
+            node.release()      # (a node that keeps nothing stays as it is)
         for edge, g in zip(node.next, in_grads):
             if g is None or edge is None:
                 continue
@@ -209,8 +214,11 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
             if type(target) is Node:
                 buf = buffers.get(target)
                 if buf is None:
-                    buf = buffers[target] = [None] * target.n_outputs
-                    buf[idx] = g
+                    if target.n_outputs == 1:
+                        buffers[target] = [g]
+                    else:
+                        buf = buffers[target] = [None] * target.n_outputs
+                        buf[idx] = g
                 else:
                     buf[idx] = _add(buf[idx], g)
             else:

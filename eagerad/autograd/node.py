@@ -24,8 +24,13 @@ class Node:
     ('MulBackward', 1, 'mul')
     """
     __slots__ = ("name", "op", "kwargs", "backward_fn", "next", "inputs", "saved_versions", "out_data",
-                 "out_version", "out_tangents", "n_outputs", "seq", "pre_hooks", "retained",
-                 "released", "trace", "device", "__weakref__")
+                 "out_version", "out_tangents", "n_outputs", "seq", "released", "device",
+                 "__weakref__", "__dict__")
+    # Rarely set fields, as class defaults (a node gets its own value only when one is
+    # set), so that recording an op, once per op, skips them.
+    pre_hooks = None        # output index -> gradient hooks
+    retained = None         # output index -> weak reference to a tensor that retains grad
+    trace = None            # creation stack under anomaly detection
 
     def __init__(self, name, backward_fn, next_edges, inputs, saved, outputs, save_outputs,
                  op=None, kwargs=None):
@@ -35,20 +40,28 @@ class Node:
         self.backward_fn = backward_fn
         self.next = next_edges
         self.inputs = inputs
-        self.saved_versions = tuple([(t, t._version, t._version[0]) for t in saved]) if saved else ()
+        if saved:
+            versions = []
+            for t in saved:
+                versions.append((t, t._version, t._version[0]))
+            self.saved_versions = tuple(versions)
+        else:
+            self.saved_versions = ()
         self.n_outputs = len(outputs)
         self.device = outputs[0]._device
         if save_outputs:
-            self.out_data = tuple([o._data for o in outputs])
-            self.out_version = tuple([(o._version, o._version[0]) for o in outputs])
+            data, versions = [], []
+            for o in outputs:
+                data.append(o._data)
+                versions.append((o._version, o._version[0]))
+            self.out_data, self.out_version = tuple(data), tuple(versions)
         else:
             self.out_data = self.out_version = None
         self.out_tangents = None
         self.seq = next(_sequence)
-        self.pre_hooks = None
-        self.retained = None
         self.released = False
-        self.trace = creation_trace() if anomaly.enabled else None
+        if anomaly.enabled:
+            self.trace = creation_trace()
 
     def __repr__(self):
         return f"<{self.torch_name} object at {id(self):#x}>"      # as PyTorch: AddBackward0
@@ -111,7 +124,8 @@ class Node:
                     f"inplace operation: the output of {self.name} (shape {list(data.shape)}) is at "
                     f"version {ver[0]}; expected version {seen} instead.")
             t = Tensor._make(data, self.device, True, self, ver)
-            t._out_index = i
+            if i:
+                t._out_index = i      # (0 is the class default: no instance dict)
             if self.out_tangents is not None:
                 t._tangents = self.out_tangents[i]
             outs.append(t)

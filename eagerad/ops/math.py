@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtype as dt
 from ..backend import formulas
 from ..tensor import Tensor
-from .registry import Case, U, defop, export
+from .registry import Case, SameDtype, U, apply, defop, export
 
 
 def _each_shape(**domain):
@@ -43,11 +43,11 @@ def _unary(name, vjp=None, jvp=None, domain=None, example=None, floating=True, p
                elementwise=True, **kw)
 
     def fn(x):
-        if not isinstance(x, Tensor):
+        if type(x) is not Tensor and not isinstance(x, Tensor):
             x = as_tensor(x)
-        if floating and x.dtype.kind != "f":
+        if floating and x._data.dtype.kind != "f":
             x = x.astype(dt.default_float)
-        return op(x)
+        return apply(op, (x,), {})     # ``op(x)`` without its extra call (the per-op hot path)
     x, out = example if isinstance(example, tuple) else ("0.5", example)
     fn.__name__, fn.op = name, op
     fn.__doc__ = f"Elementwise ``{name}``.\n\n    >>> print({name}(eagerad.tensor([{x}])))\n    {out}\n"
@@ -68,19 +68,9 @@ def _arrays(*rules):
     """Array-level first-order rules (``fast=``): the vjp rules' arithmetic on the
     backend ``B`` without per-op dispatch, writing into their own temporaries
     (``B.inplace``; ``a * b == b * a`` exactly in IEEE arithmetic).  They run only
-    where every array has g's dtype, so numpy computes exactly what the Tensor
-    rule computes."""
-    def guard(rule):
-        if rule is None:
-            return None
-
-        def fast(B, g, ans, *args):
-            for a in args:
-                if isinstance(a, np.ndarray) and a.dtype != g.dtype:
-                    return None
-            return rule(B, g, ans, *args)
-        return fast
-    return tuple(guard(r) for r in rules)
+    where every array has g's dtype (``SameDtype``), so numpy computes exactly what
+    the Tensor rule computes."""
+    return SameDtype(rules)
 
 
 def _sin_fast(B, g, ans, x):
@@ -180,9 +170,11 @@ def _binary(name, vjp=None, jvp=None, x=None, y=None, example=None, public=None,
     public = public or name
 
     def fn(x, y):
-        x, y = operands(public, x, y, floating)
+        ty = type(y)
+        if type(x) is not Tensor or ty is not float and ty is not int or x._data.dtype.kind != "f":
+            x, y = operands(public, x, y, floating)   # (a float tensor and a number: as they are)
         try:
-            return op(x, y)
+            return apply(op, (x, y), {})
         except ValueError:
             _check_broadcast(public, x, y)   # a clearer message for the usual cause
             raise

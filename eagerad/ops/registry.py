@@ -14,6 +14,8 @@ jvp rules.  Nothing in the engine changes when an op is added.
 """
 import functools
 
+import numpy as np
+
 from .. import backend
 from ..autograd import batching, forward_ad
 from ..autograd.grad_mode import state as grad_state
@@ -32,7 +34,8 @@ class Op:
     [0.0]
     """
     __slots__ = ("name", "node_name", "forward", "vjp", "jvp", "saves", "save_output",
-                 "fast", "n_outputs", "view", "moves_device", "cases", "batch", "elementwise")
+                 "fast", "n_outputs", "view", "moves_device", "cases", "batch", "elementwise",
+                 "backward_fn", "same_dtype", "saves_by_wanted")
 
     def __init__(self, name, forward, vjp, jvp, saves, save_output, fast, n_outputs, view,
                  moves_device, cases, batch=None, elementwise=False):
@@ -44,12 +47,16 @@ class Op:
         self.saves = saves
         self.save_output = save_output
         self.fast = fast
+        self.same_dtype = type(fast) is SameDtype
+        self.saves_by_wanted = {}
         self.n_outputs = n_outputs
         self.view = view
         self.moves_device = moves_device
         self.cases = tuple(cases or ())
         self.batch = batch
         self.elementwise = elementwise
+        # the node callback of a call without keywords, made once instead of per record
+        self.backward_fn = functools.partial(_backward, self, {})
 
     def __call__(self, *args, **kwargs):
         return apply(self, args, kwargs)
@@ -75,6 +82,17 @@ class PerArg:
 
     def __getitem__(self, i):
         return functools.partial(self.rule, i)
+
+
+class SameDtype(tuple):
+    """Array rules (``fast=``) that apply only where every array operand has ``g``'s
+    dtype, so that numpy computes exactly what the Tensor rule computes; the backward
+    checks that once per node, not once per rule.
+
+    >>> OPS['sin'].same_dtype, OPS['tanh'].same_dtype
+    (True, False)
+    """
+    __slots__ = ()
 
 
 def _as_rules(rules):
@@ -120,7 +138,8 @@ def defop(name, forward, vjp=None, jvp=None, saves=None, save_output=False, fast
     >>> del OPS["doc_twice"]
     """
     op = Op(name, forward, _as_rules(vjp), _as_rules(jvp), saves, save_output,
-            _as_rules(fast) if fast is not None else (), n_outputs, view, moves_device, cases,
+            fast if type(fast) is SameDtype else _as_rules(fast) if fast is not None else (),
+            n_outputs, view, moves_device, cases,
             batch, elementwise)
     OPS[name] = op
     return op
@@ -246,9 +265,12 @@ def apply(op, args, kwargs):
         else:
             arrays.append(a)
     B = _backends.get(device.type) or _backend(device)
-    out = op.forward(B, *arrays, **kwargs) if kwargs else op.forward(B, *arrays)
-    if op.moves_device:
-        device = kwargs["device"]
+    if kwargs:
+        out = op.forward(B, *arrays, **kwargs)
+        if op.moves_device:
+            device = kwargs["device"]
+    else:
+        out = op.forward(B, *arrays)
     if op.n_outputs == 1:
         result = Tensor._make(out, device, version=args[0]._version if op.view else None)
         outs = (result,)
@@ -270,42 +292,68 @@ def _backend(device):
 
 
 def _record(op, args, kwargs, outs):
-    """Attach a ``Node`` to ``outs`` with an edge per input whose gradient is needed."""
+    """Attach a ``Node`` to ``outs`` with an edge per input whose gradient is needed.
+
+    Once per recorded op: one walk of ``args`` finds the edges, and what the node keeps
+    follows from the op's ``saves`` for that set of edges (worked out once per op)."""
     vjp = op.vjp
     n_rules = len(vjp)
-    edges = None
-    for i, a in enumerate(args):
-        if isinstance(a, Tensor) and a._requires_grad and i < n_rules and vjp[i] is not None:
-            if edges is None:
-                edges = [None] * len(args)
+    edges = []
+    wanted = 0                       # bit i: argument i gets a gradient
+    i = 0
+    for a in args:
+        if i < n_rules and isinstance(a, Tensor) and a._requires_grad and vjp[i] is not None:
             fn = a.grad_fn
-            edges[i] = (fn, a._out_index) if fn is not None else (a, 0)
-    if edges is None:
+            edges.append((fn, a._out_index) if fn is not None else (a, 0))
+            wanted |= 1 << i
+        else:
+            edges.append(None)
+        i += 1
+    if not wanted:
         return
     saves = op.saves
-    inputs = args
     if saves is None:
-        saved = [a for a in args if isinstance(a, Tensor)]
+        inputs = args
+        # one argument with an edge is a Tensor: no list to build
+        saved = args if len(args) == 1 else [a for a in args if isinstance(a, Tensor)]
     else:
         if type(saves) is dict:      # per rule: only the rules that will run
-            need = [saves[i] for i, e in enumerate(edges) if e is not None and i in saves]
-            saves = need[0] if len(need) == 1 else {j for s in need for j in s}
+            saves = _saves_for(op, wanted)
         saved = []
-        for i, a in enumerate(args):
-            if isinstance(a, Tensor):
-                if i in saves:
-                    saved.append(a)
-                else:
-                    inputs = None
-        if inputs is None:           # keep only the metadata of the others
-            inputs = tuple(a if i in saves or not isinstance(a, Tensor) else Unsaved(a)
-                           for i, a in enumerate(args))
-    node = Node(op.node_name, functools.partial(_backward, op, kwargs), tuple(edges), inputs,
-                saved, outs, op.save_output, op, kwargs)
+        inputs = []
+        i = 0
+        for a in args:
+            if not isinstance(a, Tensor):
+                inputs.append(a)
+            elif i in saves:
+                inputs.append(a)
+                saved.append(a)
+            else:                    # keep only the metadata of the others
+                inputs.append(Unsaved(a))
+            i += 1
+        inputs = tuple(inputs)
+    node = Node(op.node_name, functools.partial(_backward, op, kwargs) if kwargs else op.backward_fn,
+                tuple(edges), inputs, saved, outs, op.save_output, op, kwargs)
+    if len(outs) == 1:
+        o = outs[0]
+        o._requires_grad = True
+        o.grad_fn = node
+        return
     for i, o in enumerate(outs):
         o._requires_grad = True
         o.grad_fn = node
-        o._out_index = i
+        if i:
+            o._out_index = i      # (0 is the class default: no instance dict)
+
+
+def _saves_for(op, wanted):
+    """The argument positions that the rules of the wanted gradients (bit i: argument i)
+    read, for an op whose ``saves`` is a dict; worked out once per op and set of gradients."""
+    held = op.saves_by_wanted.get(wanted)
+    if held is None:
+        held = op.saves_by_wanted[wanted] = frozenset(
+            j for i, s in op.saves.items() if wanted >> i & 1 for j in s)
+    return held
 
 
 class Unsaved:
@@ -319,8 +367,12 @@ class Unsaved:
     __slots__ = ("shape", "dtype", "_device", "_requires_grad")
 
     def __init__(self, t):
-        self.shape, self.dtype, self._device, self._requires_grad = \
-            t.shape, t.dtype, t._device, t._requires_grad
+        data = t._data     # the array's own metadata: no face-dependent property on the hot path
+        shape = data.shape
+        self.shape = shape if type(shape) is tuple else tuple(shape)
+        self.dtype = data.dtype
+        self._device = t._device
+        self._requires_grad = t._requires_grad
 
     @property
     def _data(self):      # the array metadata (shape, dtype) that gradient fitting reads
@@ -346,34 +398,21 @@ class Unsaved:
 
 
 def _backward(op, kwargs, grads, inputs, outs):
-    """Node callback: gradients for each input from the output gradients."""
+    """Node callback: gradients for each input from the output gradients.
+
+    When nothing of the backward is recorded, the op's array rules (``fast``) run where
+    they apply and broadcasting is undone on arrays: the same backend calls as the
+    Tensor rules, so the same numbers, without per-op dispatch.  Array rules would drop
+    g's graph (create_graph) and its tangents (forward-mode AD), so a recorded backward
+    runs the rules themselves (``_backward_rules``)."""
     if op.n_outputs == 1:
         g = grads[0]
         ans = outs[0] if outs is not None else None
     else:
         ans = tuple(outs)
         g = tuple(gi if gi is not None else zeros_like(ans[i]) for i, gi in enumerate(grads))
-    # array-level rules only when nothing of the backward is recorded: they would
-    # drop g's graph (create_graph) and its tangents (forward-mode AD)
-    if not grad_state.enabled and not forward_ad.levels and type(g) is Tensor \
-            and not g._requires_grad:
-        return _backward_arrays(op, kwargs, g, ans, inputs)
-    vjp = op.vjp
-    n_rules = len(vjp)
-    result = []
-    for i, a in enumerate(inputs):
-        rule = vjp[i] if i < n_rules else None
-        if rule is None or not isinstance(a, (Tensor, Unsaved)) or not a._requires_grad:
-            result.append(None)
-        else:
-            result.append(fit_gradient(rule(g, ans, *inputs, **kwargs), a))
-    return result
-
-
-def _backward_arrays(op, kwargs, g, ans, inputs):
-    """``_backward`` when nothing is recorded: the op's array rules (``fast``) where
-    they apply, and broadcasting undone on arrays; the same backend calls as the
-    Tensor path, so the same numbers, without per-op dispatch."""
+    if grad_state.enabled or forward_ad.levels or type(g) is not Tensor or g._requires_grad:
+        return _backward_rules(op, kwargs, g, ans, inputs)
     device = g._device
     B = _backends.get(device.type) or _backend(device)
     fast = op.fast
@@ -383,28 +422,54 @@ def _backward_arrays(op, kwargs, g, ans, inputs):
     ad = ans._data if ans is not None else None
     arrays = None
     result = []
-    for i, a in enumerate(inputs):
+    i = 0
+    for a in inputs:
         rule = vjp[i] if i < n_rules else None
         if rule is None or not isinstance(a, (Tensor, Unsaved)) or not a._requires_grad:
             result.append(None)
+            i += 1
             continue
         arr = None
         if i < n_fast and fast[i] is not None:
-            if arrays is None:
-                arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-            arr = fast[i](B, gd, ad, *arrays, **kwargs) if kwargs else fast[i](B, gd, ad, *arrays)
+            if arrays is None:           # the operands' arrays, read once per node
+                arrays = []
+                usable = True
+                same = op.same_dtype         # SameDtype rules: every array has g's dtype
+                for x in inputs:
+                    if isinstance(x, Tensor):
+                        x = x._data
+                    if same and isinstance(x, np.ndarray) and x.dtype != gd.dtype:
+                        usable = False
+                    arrays.append(x)
+            if usable:
+                arr = fast[i](B, gd, ad, *arrays, **kwargs) if kwargs else fast[i](B, gd, ad, *arrays)
+        i += 1
         if arr is None:
             gi = rule(g, ans, *inputs, **kwargs)
             if not isinstance(gi, Tensor):
                 result.append(fit_gradient(gi, a))
                 continue
             arr = gi._data
-        like = a._data
+        like = a if type(a) is Unsaved else a._data     # (Unsaved's ``_data`` is itself)
         if arr.shape != like.shape and tuple(arr.shape) != tuple(like.shape):
             arr = _sum_to_array(B, arr, like.shape)
         gi = Tensor._make(arr, a._device)
         result.append(gi if arr.dtype is like.dtype or arr.dtype == like.dtype
                       else fit_gradient(gi, a))
+    return result
+
+
+def _backward_rules(op, kwargs, g, ans, inputs):
+    """``_backward`` through the differentiable rules (recorded when grad mode is on)."""
+    vjp = op.vjp
+    n_rules = len(vjp)
+    result = []
+    for i, a in enumerate(inputs):
+        rule = vjp[i] if i < n_rules else None
+        if rule is None or not isinstance(a, (Tensor, Unsaved)) or not a._requires_grad:
+            result.append(None)
+        else:
+            result.append(fit_gradient(rule(g, ans, *inputs, **kwargs), a))
     return result
 
 

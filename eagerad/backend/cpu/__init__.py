@@ -294,8 +294,8 @@ def binary(op, x, y):
     >>> binary("div", np.array([1.0], np.float16), 100000)   # not 1 / float16(1e5) = 0
     array([1.e-05], dtype=float16)
     """
-    if _is_half(x) or _is_half(y):
-        return _round_half(binary(op, _single(x), _single(y)), x, y)
+    if type(x) is np.ndarray and x.dtype.char == "e" or type(y) is np.ndarray and y.dtype.char == "e":
+        return _round_half(binary(op, _single(x), _single(y)), x, y)   # ``_is_half``, inlined
     if op == "pow" and (type(y) is int or type(y) is float) and y in _POWERS \
             and type(x) is np.ndarray and x.dtype.kind == "f":
         return _run(_POWERS[y], pool.empty_like(x), x)
@@ -315,7 +315,7 @@ def inplace(op, x, y):
     >>> inplace("mul", x, 3.0) is x, x
     (True, array([3., 3.]))
     """
-    if _is_half(x) or _is_half(y):
+    if x.dtype.char == "e" or type(y) is np.ndarray and y.dtype.char == "e":
         x[...] = binary(op, x, y)
         return x
     if x.nbytes >= SPLIT_BYTES and (type(y) is not np.ndarray or y is x
@@ -361,11 +361,12 @@ def fused_grad(op, g, saved):
     >>> fused_grad("relu", np.ones(3), np.array([-1.0, 0.0, 2.0]))   # small: numpy
     array([0., 0., 1.])
     """
-    if _is_half(g) and _is_half(saved):
+    if g.dtype.char == "e" and _is_half(g) and _is_half(saved):
         out = fused_grad(op, _single(g), _single(saved))
         return out.astype(_HALF) if out is not None else None
     if g.size < FUSED_MIN and op in _SMALL_GRADS and g.dtype == saved.dtype:
-        return np.asarray(_SMALL_GRADS[op](g, saved, 1))
+        out = _SMALL_GRADS[op](g, saved, 1)
+        return out if type(out) is np.ndarray else np.asarray(out)   # (0-d: a numpy scalar)
     from . import kernels
     return kernels.fused_grad(op, g, saved)
 
@@ -380,8 +381,8 @@ def fused_deriv(op, g, x, n=None):
     >>> fused_deriv("sin", np.ones(3), np.zeros(3)) is None   # small: numpy's cos
     True
     """
-    if type(x) is not np.ndarray or type(g) is not np.ndarray or g.dtype != x.dtype \
-            or g.shape != x.shape or x.size < BIG or CORES < 2 or not x.flags.c_contiguous \
+    if type(x) is not np.ndarray or x.size < BIG or type(g) is not np.ndarray \
+            or g.dtype != x.dtype or g.shape != x.shape or CORES < 2 or not x.flags.c_contiguous \
             or x.dtype.kind != "f":
         return None
     if op == "pow":
