@@ -21,7 +21,7 @@ from .. import dtype as dt
 from ..tensor import Tensor, full, ones
 from .cumulative import ValuesIndices, _cumprod, _shift, batch_along_axes, one_axis
 from .math import as_tensor, isnan, where
-from .reduction import _spread, _sum, sum as _reduce_sum
+from .reduction import _keep, _prepare, _spread, _sum, sum as _reduce_sum
 from .registry import METHODS, Case, U, defop, export
 from .shape import normalize_axis, transpose
 from .sorting import sort_with_indices
@@ -59,14 +59,8 @@ _prod = defop("prod", lambda B, x, axes, keepdims: B.reduce("prod", x, axes, kee
 
 def _axes_of(x, axis, dim, keepdims, keepdim, name):
     """``(x, axes, keepdims)`` from numpy's or PyTorch's spelling."""
-    x = as_tensor(x)
-    if dim is not None:
-        if axis is not None:
-            raise TypeError(f"{name}: give axis or dim, not both")
-        axis = dim
-    if keepdim is not None:
-        keepdims = keepdim
-    return x, normalize_axis(axis if axis != () else None, x.ndim), bool(keepdims)
+    x, axes = _prepare(x, axis, name, dim)
+    return x, axes, _keep(keepdims, keepdim)
 
 
 @export(methods=("prod",), primitive="ReduceProd")
