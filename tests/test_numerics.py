@@ -207,3 +207,20 @@ def test_float16_mean_accumulates_in_float32():
     assert m.dtype == eagerad.float16 and m.tolist() == [2.0, 2.0, 2.0]
     m.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.float16(1 / 50000), rtol=1e-3)
+
+
+def test_cross_entropy_class_axis_is_one_as_mindspore_and_torch():
+    rng = np.random.default_rng(4)
+    z = rng.normal(size=(2, 3, 4))                       # (N, C, d)
+    labels = rng.integers(0, 3, size=(2, 4))
+    probs = rng.dirichlet(np.ones(3), size=(2, 4)).transpose(0, 2, 1)   # sums to 1 over axis 1
+    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    picked = np.take_along_axis(logp, labels[:, None, :], axis=1)[:, 0, :]
+    x = eagerad.tensor(z, dtype=eagerad.float64)
+    np.testing.assert_allclose(ops.cross_entropy(x, eagerad.tensor(labels)).item(),
+                               -picked.mean(), rtol=1e-12)
+    np.testing.assert_allclose(ops.cross_entropy(x, eagerad.tensor(probs)).item(),
+                               -(probs * logp).sum(axis=1).mean(), rtol=1e-12)
+    F = eagerad.nn.functional
+    np.testing.assert_allclose(F.cross_entropy(x, eagerad.tensor(labels)).item(),
+                               -picked.mean(), rtol=1e-12)

@@ -11,7 +11,7 @@ from ..tensor import Tensor
 from .math import as_tensor
 from .reduction import sum as _sum_fn
 from .registry import Case, U, defop, export
-from .shape import normalize_axis
+from .shape import normalize_axis, transpose
 
 
 def _dot(a, b, axis):
@@ -242,9 +242,11 @@ _nll.batch = _nll_batch
 
 
 @export
-def cross_entropy(logits, labels, reduction="mean", axis=-1):
+def cross_entropy(logits, labels, reduction="mean", axis=None):
     """Softmax cross-entropy of ``logits`` against integer class ``labels`` (sparse) or
-    probability rows of ``logits``'s shape.
+    probabilities of ``logits``'s shape.  The class axis is 1, as MindSpore's and PyTorch's
+    (``(N, C)`` or ``(N, C, d...)`` with labels ``(N, d...)``); ``axis=`` picks another.
+    ``nn.functional.cross_entropy`` adds ``weight``, ``ignore_index``, ``label_smoothing``.
 
     Two recorded ops, ``log_softmax`` and the negative log-likelihood with its
     reduction; the gradient is ``(softmax(logits) * sum(target) - target)`` times the
@@ -258,7 +260,12 @@ def cross_entropy(logits, labels, reduction="mean", axis=-1):
         raise ValueError(f"cross_entropy: reduction={reduction!r} is not one of {REDUCTIONS}")
     labels = labels if isinstance(labels, Tensor) else \
         Tensor(np.asarray(labels), device=logits.device)
-    axis = logits.ndim - 1 if axis == -1 and logits.ndim else normalize_axis(axis, logits.ndim)[0]
+    if axis is None:
+        axis = 1 if logits.ndim > 1 else 0
+    axis = normalize_axis(axis, logits.ndim)[0] if logits.ndim else 0
+    if labels.dtype.kind in "iu" and axis != logits.ndim - 1:      # classes last for one_hot
+        logits = transpose(logits, tuple(i for i in range(logits.ndim) if i != axis) + (axis,))
+        axis = logits.ndim - 1
     if labels.dtype.kind in "iu":
         if labels.shape != logits.shape[:-1] or axis != logits.ndim - 1:
             raise ValueError(f"cross_entropy: integer labels of shape {labels.shape} need shape "
