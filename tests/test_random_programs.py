@@ -186,7 +186,7 @@ def run(x0, steps, leaves):
             masked = eagerad.ops.where(eagerad.tensor(keep), cur, -np.inf)
             cur = eagerad.ops.cross_entropy(masked, eagerad.tensor(labels).astype(
                 cur.dtype) if labels.dtype.kind == "f" else eagerad.tensor(labels),
-                reduction=reduction)
+                reduction=reduction, axis=-1)           # the mask is drawn over the last axis
     return cur
 
 
