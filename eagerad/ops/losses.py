@@ -26,7 +26,7 @@ from .activations import log_sigmoid
 from .convolution import _floats
 from .linalg import matmul
 from .math import as_tensor, log, maximum, sqrt, where
-from .nn_ops import REDUCTIONS, log_softmax, one_hot, reduce_loss, softmax
+from .nn_ops import REDUCTIONS, classes_last, log_softmax, one_hot, reduce_loss, softmax
 from .reduction import logsumexp
 from .registry import Case, U, defop, export, move_batch
 from .indexing import take
@@ -259,13 +259,6 @@ def binary_cross_entropy_with_logits_ms(logits, label, weight=None, pos_weight=N
     return binary_cross_entropy_with_logits(logits, label, weight, reduction, pos_weight)
 
 
-def _classes_last(x):
-    """Move the class axis 1 to the end ((N, C, d...) -> (N, d..., C))."""
-    if x.ndim <= 2:
-        return x
-    return x.transpose((0,) + tuple(range(2, x.ndim)) + (1,))
-
-
 def _class_targets(name, scores, target):
     """``target`` after checking its shape against (N, C, d...) ``scores``."""
     want = scores.shape[:1] + scores.shape[2:] if scores.ndim > 1 else ()
@@ -311,7 +304,7 @@ def _nll_parts(name, logp, target, weight, ignore_index):
     valid = target != ignore_index
     safe = where(valid, target, 0)
     hot = _hot(name, safe, c, logp.dtype)
-    last = _classes_last(logp)
+    last = classes_last(logp)
     w_t = valid.astype(logp.dtype)
     if weight is not None:
         w = _weights(weight, logp)
@@ -373,8 +366,8 @@ def cross_entropy_full(input, target, weight=None, ignore_index=-100, reduction=
             raise ValueError(f"{name}: probability target of shape {target.shape} must match "
                              f"input of shape {x.shape}")
         t = target.astype(x.dtype) * (1.0 - label_smoothing) + label_smoothing / c
-        t = _classes_last(t)
-        per = -_picked(_classes_last(logp), t * w if w is not None else t)
+        t = classes_last(t)
+        per = -_picked(classes_last(logp), t * w if w is not None else t)
         return reduce_loss(per, reduction, name)
     loss, w_t, last = _nll_parts(name, logp, target, weight, ignore_index)
     nll = _reduce_weighted(loss, w_t, reduction, name)

@@ -241,6 +241,19 @@ def _nll_batch(args, bdims, axis, reduction):
 _nll.batch = _nll_batch
 
 
+def classes_last(x, axis=1):
+    """``x`` with its class axis moved to the end ((N, C, d...) -> (N, d..., C)); the
+    loss functions pick classes along the last axis.
+
+    >>> classes_last(eagerad.zeros(2, 3, 4)).shape
+    (2, 4, 3)
+    """
+    if x.ndim < 2 or axis % x.ndim == x.ndim - 1:
+        return x
+    axis %= x.ndim
+    return transpose(x, tuple(i for i in range(x.ndim) if i != axis) + (axis,))
+
+
 @export
 def cross_entropy(logits, labels, reduction="mean", axis=None):
     """Softmax cross-entropy of ``logits`` against integer class ``labels`` (sparse) or
@@ -264,8 +277,7 @@ def cross_entropy(logits, labels, reduction="mean", axis=None):
         axis = 1 if logits.ndim > 1 else 0
     axis = normalize_axis(axis, logits.ndim)[0] if logits.ndim else 0
     if labels.dtype.kind in "iu" and axis != logits.ndim - 1:      # classes last for one_hot
-        logits = transpose(logits, tuple(i for i in range(logits.ndim) if i != axis) + (axis,))
-        axis = logits.ndim - 1
+        logits, axis = classes_last(logits, axis), logits.ndim - 1
     if labels.dtype.kind in "iu":
         if labels.shape != logits.shape[:-1] or axis != logits.ndim - 1:
             raise ValueError(f"cross_entropy: integer labels of shape {labels.shape} need shape "
