@@ -5,10 +5,12 @@
 >>> DataLoader.__module__
 'eagerad.data'
 """
+import importlib
 import sys
 
-from .. import checkpoint as _, data  # noqa: F401  (imports the module eagerad.checkpoint)
+from .. import data
 from . import benchmark
 
-checkpoint = sys.modules[__name__ + ".checkpoint"] = sys.modules["eagerad.checkpoint"]
+# the module, not the function that ``eagerad.checkpoint`` names
+checkpoint = sys.modules[__name__ + ".checkpoint"] = importlib.import_module("eagerad.checkpoint")
 sys.modules[__name__ + ".data"] = data
