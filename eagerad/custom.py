@@ -26,6 +26,7 @@ sample.
 1.0
 """
 import functools
+import threading
 
 from . import tree
 from .autograd import batching, forward_ad
@@ -35,6 +36,11 @@ from .autograd.node import Node
 from .tensor import Tensor, zeros_like
 
 __all__ = ["custom_jvp", "custom_vjp"]
+
+
+class _Depth(threading.local):
+    """A per-thread nesting count."""
+    value = 0
 
 
 def _batched(args):
@@ -52,16 +58,6 @@ def _per_sample(fn, args):
         return tuple(out_leaves)
     result = batching.apply_per_sample(flat, tuple(leaves))
     return out_def[-1].unflatten(result)
-
-
-def _without_tangents(fn, *args):
-    """``fn(*args)`` with every forward-mode level switched off."""
-    saved = list(forward_ad.levels)
-    forward_ad.levels.clear()
-    try:
-        return fn(*args)
-    finally:
-        forward_ad.levels.extend(saved)
 
 
 def _record(name, leaves, out, backward):
@@ -147,7 +143,9 @@ class custom_vjp(_Custom):
     def __init__(self, fun, nondiff_argnums=()):
         super().__init__(fun, nondiff_argnums)
         self.fwd = self.bwd = None
-        self._in_fwd = 0      # fwd calling the function itself gets the plain primal
+        self._in_fwd = _Depth()   # fwd calling the function itself gets the plain primal
+        # (per thread: another thread's fwd running at the same time must not switch
+        # this call's rule off)
 
     def defvjp(self, fwd, bwd):
         """Set the rule: ``fwd(*args) -> (out, residuals)``, ``bwd(res, g) -> grads``.
@@ -162,14 +160,14 @@ class custom_vjp(_Custom):
                             f"({self.__name__}).")
         diff, kept = self._split(args)
         leaves = tree.leaves(tuple(args[i] for i in diff))
-        if self._in_fwd or not (grad_state.enabled and any(
+        if self._in_fwd.value or not (grad_state.enabled and any(
                 isinstance(a, Tensor) and a._requires_grad for a in leaves)):
             return self.fun(*args)
-        self._in_fwd += 1
+        self._in_fwd.value += 1
         try:
             out, res = self.fwd(*args)
         finally:
-            self._in_fwd -= 1
+            self._in_fwd.value -= 1
 
         def backward(g):
             grads = self.bwd(*kept, res, g)
@@ -218,7 +216,7 @@ class custom_jvp(_Custom):
         diff_args = tuple(args[i] for i in diff)
         leaves, leaves_def = tree.flatten(diff_args)
         with no_grad():
-            out = _without_tangents(self.fun, *args)
+            out = forward_ad.without_tangents(self.fun, *args)
         if grad_state.enabled and any(isinstance(a, Tensor) and a._requires_grad for a in leaves):
             out = _record(f"CustomJvp{_title(self.__name__)}Backward", leaves, out,
                           lambda g: self._transpose(args, leaves, leaves_def, g))

@@ -210,12 +210,12 @@ def _permute(p, lead, n_lead):
 
 
 def active():
-    """The open vmap levels, oldest first (empty outside vmap).
+    """The vmap levels open on this thread, oldest first (empty outside vmap).
 
     >>> active()
     []
     """
-    return sorted(batching.levels)
+    return batching.active()
 
 
 def variable(x, lv):

@@ -56,7 +56,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _as_list(grad_outputs) or [None] * len(outputs)
     if len(grads) != len(outputs):
         raise ValueError(f"grad_outputs has {len(grads)} entries for {len(outputs)} outputs")
-    lv = sorted(_batching.levels)
+    lv = _batching.active()
     if lv:      # inside vmap: differentiate the physical tensors, per sample
         phys = _batching.to_physical
         outputs = [phys(o, lv) for o in outputs]

@@ -6,6 +6,7 @@ import itertools
 
 from ..tensor import Tensor
 from .anomaly import anomaly, creation_trace
+from .forward_ad import kept_tangents
 
 _sequence = itertools.count()
 
@@ -126,8 +127,8 @@ class Node:
             t = Tensor._make(data, self.device, True, self, ver)
             if i:
                 t._out_index = i      # (0 is the class default: no instance dict)
-            if self.out_tangents is not None:
-                t._tangents = self.out_tangents[i]
+            if self.out_tangents is not None:     # held weakly: see forward_ad.keep_out_tangents
+                t._tangents = kept_tangents(self.out_tangents[i])
             outs.append(t)
         return self.inputs, outs
 
