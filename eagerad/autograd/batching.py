@@ -16,6 +16,7 @@ live only on physical tensors: autodiff never sees a ``BatchedTensor``.
 import itertools
 import threading
 
+from .. import _upcalls
 from ..tensor import Size, Tensor
 
 # Open vmap levels -> batch size, of every thread (a level's number is unique in the process,
@@ -190,7 +191,7 @@ def apply_per_sample(fn, args):
     """
     level = max(a._level for a in args if type(a) is BatchedTensor)
     here = [type(a) is BatchedTensor and a._level == level for a in args]
-    out = map_samples(fn, [a._value if h else a for a, h in zip(args, here)],
+    out = _upcalls.get("map_samples")(fn, [a._value if h else a for a, h in zip(args, here)],
                       [0 if h else None for h in here], levels[level])
     if isinstance(out, Tensor):
         return BatchedTensor(out, level)

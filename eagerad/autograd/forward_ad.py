@@ -20,6 +20,7 @@ import itertools
 import threading
 import weakref
 
+from .. import _upcalls
 from ..tensor import Tensor
 from . import batching
 
@@ -29,7 +30,6 @@ from . import batching
 levels = []
 _numbers = itertools.count(1)    # next() is atomic: two threads never share a level
 UnpackedDual = collections.namedtuple("UnpackedDual", "primal tangent")
-alias = None         # tensor -> a view of it behind its own graph node: set by the op layer
 # level -> the tangents of saved outputs, owned by the open level (see ``keep_out_tangents``)
 _kept = {}
 
@@ -97,7 +97,7 @@ def make_dual(primal, tangent, level=None):
     if tangent.shape != primal.shape:
         raise ValueError(f"make_dual: tangent shape {tangent.shape} does not match primal shape "
                          f"{primal.shape}")
-    dual = alias(primal)
+    dual = _upcalls.get("alias")(primal)     # a view behind its own node: the op layer's
     dual._tangents = dict(primal._tangents or {})
     dual._tangents[level] = tangent
     return dual

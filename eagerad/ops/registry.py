@@ -16,7 +16,7 @@ import functools
 
 import numpy as np
 
-from .. import backend
+from .. import _upcalls, backend
 from ..autograd import batching, forward_ad
 from ..autograd.grad_mode import state as grad_state
 from ..autograd.node import Node
@@ -567,7 +567,7 @@ def map_samples(fn, values, bdims, n):
     return tuple(stack([r[k] for r in rows]) for k in range(len(rows[0])))
 
 
-batching.map_samples = map_samples   # for custom Functions, which live below the op layer
+_upcalls.register("map_samples", map_samples)   # for custom Functions, below the op layer
 
 
 def _alias(t):
@@ -575,7 +575,7 @@ def _alias(t):
     return alias(t)
 
 
-forward_ad.alias = _alias            # make_dual's view, for forward mode below the op layer
+_upcalls.register("alias", _alias)   # make_dual's view, for forward mode below the op layer
 
 
 def fit_gradient(g, like):
