@@ -28,10 +28,10 @@ sample.
 import functools
 import threading
 
-from . import tree
+from . import reverse, tree
 from .autograd import batching, forward_ad
-from .autograd.engine import _edge_of, backward as _engine_backward
-from .autograd.grad_mode import enable_grad, no_grad, state as grad_state
+from .autograd.engine import _edge_of
+from .autograd.grad_mode import no_grad, state as grad_state
 from .autograd.node import Node
 from .tensor import Tensor, zeros_like
 
@@ -232,21 +232,24 @@ class custom_jvp(_Custom):
         return out
 
     def _transpose(self, args, leaves, leaves_def, g):
-        """Gradients of ``<g, tangent_out>`` w.r.t. the tangents: the rule's transpose."""
-        create = grad_state.enabled
-        variables = [zeros_like(a) if isinstance(a, Tensor) else None for a in leaves]
-        for v in variables:
-            if v is not None:
-                v._requires_grad = True
-        with enable_grad():
-            _, t_out = self._apply_rule(args, leaves_def.unflatten(variables))  # tangents of
-            # enclosing forward levels flow through: forward-over-reverse sees the rule move
-        pairs = [(t, c) for t, c in zip(tree.leaves(t_out), tree.leaves(g))
-                 if isinstance(t, Tensor) and t._requires_grad]
-        wanted = [v for v in variables if v is not None]
-        grads = iter(_engine_backward([t for t, _ in pairs], [c for _, c in pairs], None, create,
-                                      wanted, True) if pairs else [None] * len(wanted))
-        flat = [next(grads) if v is not None else None for v in variables]
+        """Gradients of ``<g, tangent_out>`` w.r.t. the tangents: the rule's transpose, by the
+        reverse-mode core on zero tangents (this runs inside the engine's walk, on the
+        physical tensors: no vmap level applies)."""
+        where = [i for i, a in enumerate(leaves) if isinstance(a, Tensor)]
+
+        def tangent_out(*ts):
+            full = [None] * len(leaves)
+            for i, t in zip(where, ts):
+                full[i] = t
+            return tree.leaves(self._apply_rule(args, leaves_def.unflatten(full))[1])
+        # tangents of enclosing forward levels flow through the rule's primals:
+        # forward-over-reverse sees the rule move
+        t_out, tr = reverse.trace(tangent_out, [zeros_like(leaves[i]) for i in where], levels=[])
+        pairs = [(t, c) for t, c in zip(t_out, tree.leaves(g)) if isinstance(t, Tensor)]
+        found = tr.pull([t for t, _ in pairs], [c for _, c in pairs], None, fill=False)
+        flat = [None] * len(leaves)
+        for i, grad in zip(where, found):
+            flat[i] = grad
         return _fit(flat, leaves, f"custom_jvp {self.__name__}: rule")
 
 

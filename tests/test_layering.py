@@ -9,7 +9,7 @@ Every module's imports (top-level and inside functions) are parsed with ``ast``;
     tensor
     autograd
     ops
-    transforms, functional, vectorize, func, autograd_functional, tree, checkpoint, custom
+    reverse, transforms, functional, vectorize, func, autograd_functional, tree, checkpoint, custom
     nn, amp, optim, data, serialization, viz, linalg (namespace), cuda (namespace)
     eagerad/__init__ (the engine's own API)
     torch, mindspore (the faces: they may import everything, nothing imports them)
@@ -38,6 +38,7 @@ LAYERS = [
     {"autograd"},
     {"ops"},
     {"transforms", "functional", "vectorize", "func", "autograd_functional", "tree", "checkpoint",
+     "reverse",
      "custom"},
     {"nn", "amp", "optim", "data", "serialization", "viz", "linalg", "cuda", "accelerator",
      "utils", "train"},
