@@ -25,7 +25,7 @@ ROOT = pathlib.Path(eagerad.__file__).parent
 
 LAYERS = [
     {"backend"},
-    {"dtype", "device", "context", "printing"},
+    {"dtype", "device", "context", "printing", "face"},
     {"tensor"},
     {"autograd"},
     {"ops"},

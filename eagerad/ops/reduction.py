@@ -2,7 +2,7 @@
 
 >>> import eagerad
 >>> eagerad.ops.sum(eagerad.ones(2, 3), axis=1)
-Tensor(shape=[2], dtype=Float32, value= [ 3.00000000e+00  3.00000000e+00])
+tensor([3., 3.])
 """
 from .. import dtype as dt
 from ..tensor import Tensor

@@ -12,7 +12,7 @@ sort, copy back); everything around it stays on the device.
 
 >>> import eagerad
 >>> eagerad.ops.sort(eagerad.tensor([3.0, 1.0, 2.0]))
-Tensor(shape=[3], dtype=Float32, value= [ 1.00000000e+00  2.00000000e+00  3.00000000e+00])
+tensor([1., 2., 3.])
 """
 from .cumulative import ValuesIndices, batch_along_axes, one_axis
 from .decompositions import configured_primitive
@@ -96,7 +96,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True, *, axis=None):
     entries.  Always sorted.
 
     >>> topk(eagerad.tensor([1.0, 4.0, 2.0, 3.0]), 2)
-    ValuesIndices(values=Tensor(shape=[2], dtype=Float32, value= [ 4.00000000e+00  3.00000000e+00]), indices=Tensor(shape=[2], dtype=Int64, value= [1 3]))
+    ValuesIndices(values=tensor([4., 3.]), indices=tensor([1, 3]))
     """
     values, indices, ax, k = _kth(x, k, axis, dim, bool(largest), "topk", 0)
     if ax is None:
