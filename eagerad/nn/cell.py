@@ -50,6 +50,7 @@ class Cell:
     _face = None                # the face the cell's parameters are stamped with
     _starts_training = None     # PyTorch's Modules start training, MindSpore's Cells not
     _raw_grad_output = None     # MindSpore's backward hooks see construct's own output grads
+    _signature = None           # "torch"/"mindspore": whose signature a two-faced layer binds
 
     def __init__(self, auto_prefix=True, flags=None):
         self._registry()

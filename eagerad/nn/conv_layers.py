@@ -42,6 +42,7 @@ from ..ops import convolution as conv
 from ..ops import losses as lf
 from ..ops import normalization as norm
 from ..tensor import Parameter, Tensor, zeros
+from ..face import ambiguous
 from .cell import Cell
 from .init import he_uniform, initializer, normal, uniform
 from .layers import Dense
@@ -52,10 +53,24 @@ _MINDSPORE_KEYWORDS = {"pad_mode", "group", "has_bias", "weight_init", "bias_ini
                        "vocab_size", "embedding_size", "use_one_hot", "embedding_table"}
 
 
-def _bind(cls_name, torch_sig, ms_sig, args, kwargs, ms=False):
-    """Arguments bound to MindSpore's signature when a MindSpore-only keyword is used
-    (or ``ms``), else PyTorch's: (is_mindspore, {name: value} with defaults)."""
-    ms = ms or bool(_MINDSPORE_KEYWORDS & kwargs.keys())
+def _bind(layer, torch_sig, ms_sig, args, kwargs, ms=False):
+    """The layer's arguments bound to its framework's signature: (is_mindspore, {name:
+    value} with defaults).  A face's layer class says its framework (``_signature``);
+    the engine's own layer (``eagerad.nn``) takes the one its keywords identify and
+    raises where the call reads differently in the two frameworks."""
+    cls_name = type(layer).__name__
+    face = type(layer)._signature
+    if face is None:
+        ms = ms or bool(_MINDSPORE_KEYWORDS & kwargs.keys())
+        torch_only = inspect.signature(torch_sig).parameters.keys() - \
+            inspect.signature(ms_sig).parameters.keys()
+        if not ms and not torch_only & kwargs.keys():
+            raise ambiguous(f"nn.{cls_name}{tuple(args)}", "PyTorch's defaults and parameter names",
+                            "MindSpore's defaults and parameter names",
+                            f"pass a keyword only one framework has (e.g. "
+                            f"{sorted(torch_only)[0]}= or one of MindSpore's)")
+    else:
+        ms = face == "mindspore"
     sig = inspect.signature(ms_sig if ms else torch_sig)
     try:
         bound = sig.bind(*args, **kwargs)
@@ -130,7 +145,7 @@ class _Conv(Cell):
         name = type(self).__name__
         sigs = (_torch_conv_transpose, _ms_conv_transpose) if self._transposed \
             else (_torch_conv, _ms_conv)
-        ms, a = _bind(name, *sigs, args, kwargs, ms=len(args) > 4 and args[4] == "pad")
+        ms, a = _bind(self, *sigs, args, kwargs, ms=len(args) > 4 and args[4] == "pad")
         self.mindspore = ms
         c_in, c_out = a["in_channels"], a["out_channels"]
         groups = a["group"] if ms else a["groups"]
@@ -285,7 +300,7 @@ class _Pool(Cell):
     def __init__(self, torch_sig, ms_sig, args, kwargs):
         super().__init__()
         name = type(self).__name__
-        ms, a = _bind(name, torch_sig, ms_sig, args, kwargs)
+        ms, a = _bind(self, torch_sig, ms_sig, args, kwargs)
         if ms:
             _check_nchw(name, a.pop("data_format"))
             mode = a.pop("pad_mode")
@@ -394,7 +409,7 @@ class _BatchNorm(Cell):
     def __init__(self, *args, **kwargs):
         super().__init__()
         name = type(self).__name__
-        ms, a = _bind(name, _torch_batch_norm, _ms_batch_norm, args, kwargs)
+        ms, a = _bind(self, _torch_batch_norm, _ms_batch_norm, args, kwargs)
         c, dtype = a["num_features"], a["dtype"]
         if not isinstance(c, int) or c <= 0:
             raise ValueError(f"{name}: num_features must be a positive int, got {c!r}")
@@ -494,7 +509,7 @@ class LayerNorm(Cell):
 
     def __init__(self, *args, **kwargs):
         super().__init__()
-        ms, a = _bind("LayerNorm", _torch_layer_norm, _ms_layer_norm, args, kwargs)
+        ms, a = _bind(self, _torch_layer_norm, _ms_layer_norm, args, kwargs)
         shape = a["normalized_shape"]
         self.normalized_shape = (shape,) if isinstance(shape, int) else tuple(shape)
         self.mindspore = ms
@@ -587,7 +602,7 @@ class Embedding(Cell):
 
     def __init__(self, *args, **kwargs):
         super().__init__()
-        ms, a = _bind("Embedding", _torch_embedding, _ms_embedding, args, kwargs)
+        ms, a = _bind(self, _torch_embedding, _ms_embedding, args, kwargs)
         n, d = (a["vocab_size"], a["embedding_size"]) if ms else \
             (a["num_embeddings"], a["embedding_dim"])
         self._name = "embedding_table" if ms else "weight"
