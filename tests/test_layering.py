@@ -33,7 +33,7 @@ ROOT = pathlib.Path(eagerad.__file__).parent
 LAYERS = [
     {"_upcalls"},
     {"backend"},
-    {"dtype", "device", "context", "printing"},
+    {"dtype", "device", "context", "printing", "face"},
     {"tensor"},
     {"autograd"},
     {"ops"},
@@ -43,7 +43,7 @@ LAYERS = [
     {"nn", "amp", "optim", "data", "serialization", "viz", "linalg", "cuda", "accelerator",
      "utils", "train"},
     {"__init__"},
-    {"torch", "mindspore"},
+    {"torch", "mindspore"},     # the faces: they may import everything, nothing imports them
 ]
 RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
 
@@ -57,7 +57,6 @@ ALLOWED_FOR_NOW = {}
 ASSIGNMENTS_FOR_NOW = {
     ("eagerad", "eagerad.autograd.functional"): "torch.autograd.functional's path (lead: faces)",
     ("eagerad", "eagerad.ops.GradOperation"): "MindSpore's ops.GradOperation (lead: faces)",
-    ("eagerad.tensor", "eagerad.printing.CURRENT[...]"): "the process-wide face (lead: faces)",
 }
 
 

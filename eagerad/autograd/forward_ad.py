@@ -300,8 +300,8 @@ def _stand_in(out):
     >>> s = _stand_in(x); s is not x and s.grad_fn is x.grad_fn and s._version is x._version
     True
     """
-    s = Tensor._make(out._data, out._device, out._requires_grad, out.grad_fn, out._version)
-    s._face = out._face
+    s = Tensor._make(out._data, out._device, out._requires_grad, out.grad_fn, out._version,
+                     out._face)
     s.__dict__.update(out.__dict__)          # the rarely set fields (_out_index, ...)
     if out._tangents:
         s._tangents = dict(out._tangents)
