@@ -1,6 +1,7 @@
 """Composable transforms on any callable: vjp, jvp, jacrev, jacfwd, hessian.
 
-``vjp`` runs the backward engine; ``jvp`` is true forward mode (tangents pushed
+``vjp`` runs the reverse-mode core every transform shares (``eagerad.reverse``: one
+engine walk, one ``create_graph`` policy); ``jvp`` is true forward mode (tangents pushed
 through each op's jvp rule, ``autograd.forward_ad``).  Jacobians are ``vmap`` of
 them over basis vectors: ``jacrev`` is one backward walk of the engine with a
 batch of cotangents (every op's rule runs batched), ``jacfwd`` one forward pass
