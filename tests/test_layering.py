@@ -10,7 +10,8 @@ Every module's imports (top-level and inside functions) are parsed with ``ast``;
     autograd
     ops
     reverse, transforms, functional, vectorize, func, autograd_functional, tree, checkpoint, custom
-    nn, amp, optim, data, serialization, viz, linalg (namespace), cuda (namespace)
+    nn, amp, optim, data, serialization (+ safe_format, atomic, file_kinds), viz, linalg
+    (namespace), cuda (namespace)
     eagerad/__init__ (the engine's own API)
     torch, mindspore (the faces: they may import everything, nothing imports them)
 
@@ -41,7 +42,7 @@ LAYERS = [
      "reverse",
      "custom"},
     {"nn", "amp", "optim", "data", "serialization", "viz", "linalg", "cuda", "accelerator",
-     "utils", "train"},
+     "utils", "train", "safe_format", "atomic", "file_kinds"},
     {"__init__"},
     {"torch", "mindspore"},     # the faces: they may import everything, nothing imports them
 ]

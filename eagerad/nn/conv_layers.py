@@ -169,7 +169,8 @@ class _Conv(Cell):
             self.padding_mode = a["padding_mode"]
             self.padding = a["padding"]
         self.in_channels, self.out_channels, self.groups = c_in, c_out, groups
-        self.kernel_size = conv._ints(a["kernel_size"], self._dims, "kernel_size")
+        self.kernel_size = conv._positive(conv._ints(a["kernel_size"], self._dims, "kernel_size"),
+                                          f"{name}: kernel_size")
         self.stride = conv._ints(a["stride"], self._dims, "stride")
         self.dilation = conv._ints(a["dilation"], self._dims, "dilation")
         self.output_padding = a.get("output_padding", 0)
