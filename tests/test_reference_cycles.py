@@ -138,3 +138,26 @@ def test_a_level_owns_the_saved_tangents_until_it_closes():
         tangent = fwAD.unpack_dual(g).tangent
     # g = exp(x): its tangent along (1, 1) is exp(x)
     np.testing.assert_allclose(tangent.numpy(), np.exp([0.5, 1.5]), rtol=1e-12)
+
+
+def test_a_long_lived_level_that_trains_stays_flat():
+    """Steps that run backward inside one open level release their nodes, and the level
+    lets go of those nodes' tangents: the first step's graph is gone by the last."""
+    import weakref
+    x = eagerad.tensor([0.5, 1.5], dtype=F64, requires_grad=True)
+    v = eagerad.tensor([1.0, -1.0], dtype=F64)
+    gc.collect()
+    gc.disable()
+    try:
+        with fwAD.dual_level():
+            first = None
+            for step in range(300):
+                y = fwAD.make_dual(x, v).exp()
+                if first is None:
+                    first = weakref.ref(y.grad_fn)
+                y.sum().backward()
+                del y
+            assert first() is None, "the level still holds the first step's graph"
+    finally:
+        gc.enable()
+    np.testing.assert_allclose(x.grad.numpy(), 300 * np.exp([0.5, 1.5]), rtol=1e-12)

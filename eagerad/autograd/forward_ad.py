@@ -34,6 +34,23 @@ UnpackedDual = collections.namedtuple("UnpackedDual", "primal tangent")
 _kept = {}
 
 
+class _Kept:
+    """The tangents a level owns, each with a weak reference to the node that needs it;
+    an entry goes once its node was released by a backward pass (amortised: a sweep
+    whenever the list has doubled), so a long-lived level that trains stays flat."""
+    __slots__ = ("entries", "sweep_at")
+
+    def __init__(self):
+        self.entries, self.sweep_at = [], 64
+
+    def add(self, node, tangent):
+        self.entries.append((weakref.ref(node), tangent))
+        if len(self.entries) >= self.sweep_at:
+            self.entries = [(ref, t) for ref, t in self.entries
+                            if ref() is not None and not ref().released]
+            self.sweep_at = max(64, 2 * len(self.entries))
+
+
 class _Here(threading.local):
     """This thread's open levels, innermost last."""
     def __init__(self):
@@ -54,7 +71,7 @@ def dual_level():
     [4.]
     """
     level = next(_numbers)
-    _kept[level] = []
+    _kept[level] = _Kept()
     _here.levels.append(level)
     levels.append(level)
     try:
@@ -231,8 +248,8 @@ def keep_out_tangents(outs):
     A tangent computed from a saved output (``exp``'s is ``t * exp(x)``) is recorded
     over that output, so its graph points back at the node: the node holds it by weak
     reference only, or every such graph would be a reference cycle that only the cycle
-    collector frees.  The open level owns those tangents (``_kept``) until it closes;
-    after that no rule asks for them.
+    collector frees.  The open level owns those tangents (``_kept``) until it closes
+    (after that no rule asks for them) or a backward pass releases the node.
 
     >>> keep_out_tangents([eagerad.ones(1)])   # no node: nothing to do
     """
@@ -246,7 +263,7 @@ def keep_out_tangents(outs):
                 for level, t in o._tangents.items():
                     kept = _kept.get(level)
                     if kept is not None:
-                        kept.append(t)
+                        kept.add(node, t)
             weak.append(pairs)
         node.out_tangents = tuple(weak)
 
