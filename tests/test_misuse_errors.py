@@ -43,7 +43,7 @@ MISUSES = [
     ("arange_zero_step", lambda: eagerad.arange(0, 10, 0), ValueError, "arange: step must be nonzero"),
     ("arange_infinite_end", lambda: eagerad.arange(0, float("inf")), ValueError, "arange: end must be finite"),
     ("arange_string", lambda: eagerad.arange(0, "a"), TypeError, "arange: end must be a number"),
-    ("conv_zero_kernel", lambda: nn.Conv2d(1, 1, 0), ValueError, "Conv2d: kernel_size must be positive"),
+    ("conv_zero_kernel", lambda: nn.Conv2d(1, 1, 0, bias=True), ValueError, "Conv2d: kernel_size must be positive"),
     ("steplr_zero_step", lambda: lr_scheduler.StepLR(_opt(), step_size=0), ValueError,
      "StepLR: step_size must be a positive int, got 0"),
     ("steplr_not_optimizer", lambda: lr_scheduler.StepLR(3, step_size=2), TypeError,
