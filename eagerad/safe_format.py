@@ -44,11 +44,24 @@ _FLOAT_WORDS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
 class Unsupported(TypeError):
-    """A value the safe format cannot hold (its type and where it sits in the object)."""
+    """A value the safe format cannot hold (its type and where it sits in the object);
+    ``write`` then pickles the object.
+
+    >>> try:
+    ...     _Encoder().encode({'f': print})
+    ... except Unsupported as err:
+    ...     print(str(err)[:47])
+    the saved object['f'] is a builtins.builtin_fun
+    """
 
 
 class UnsafeFileError(pickle.UnpicklingError):
-    """A file whose content needs pickle (code execution) to load, refused by default."""
+    """A file whose content needs pickle (code execution) to load, refused by default; a
+    ``pickle.UnpicklingError`` as PyTorch's refusal is.
+
+    >>> issubclass(UnsafeFileError, pickle.UnpicklingError)
+    True
+    """
 
 
 def _member(i):
@@ -158,11 +171,24 @@ def write(obj, out):
 # ------------------------------------------------------------------------- reading
 
 class CorruptFile(ValueError):
-    """A file that is not (or no longer) a readable file of the expected format."""
+    """A file that is not (or no longer) a readable file of the expected format (a
+    ValueError whose message says what the file looks like).
+
+    >>> import io; read(io.BytesIO(b'{"a": 1}'))
+    Traceback (most recent call last):
+    ...
+    eagerad.safe_format.CorruptFile: load: the file is a JSON document, not an eagerad checkpoint
+    """
 
 
 def read_array(z, name, who):
-    """The numpy array stored in member ``name`` of zip ``z``, never unpickling."""
+    """The numpy array stored in member ``name`` of zip ``z``, never unpickling (an object
+    array raises UnsafeFileError, anything else that is no .npy array CorruptFile).
+
+    >>> import io; buf = io.BytesIO(); write(np.arange(3), buf)
+    >>> read_array(zipfile.ZipFile(buf), _member(0), 'load')
+    array([0, 1, 2])
+    """
     try:
         with z.open(name) as member:
             if member.read(len(_NPY_MAGIC)) != _NPY_MAGIC:
@@ -279,7 +305,11 @@ class _TensorUnpickler(pickle.Unpickler):
 
 def open_archive(f, who):
     """``(zipfile, names)`` of ``f`` (a path or binary file), or a clear error saying what
-    the file is when it is no zip archive."""
+    the file is when it is no zip archive.
+
+    >>> import io; buf = io.BytesIO(); write([1], buf); open_archive(buf, 'load')[1]
+    ['eagerad.json']
+    """
     try:
         z = zipfile.ZipFile(f)
     except (zipfile.BadZipFile, EOFError, ValueError, OSError) as err:

@@ -228,22 +228,31 @@ def test_kill_mid_save_keeps_previous_file(tmp_path, writer):
         state = load_checkpoint(path)
         return int(state["version"].item()), state["x"].numpy()
 
+    start = time.perf_counter()
     write(0)
+    save_time = time.perf_counter() - start
     rng = random.Random(1)
     seen, mid_write = set(), 0
     for _ in range(25):
+        done_r, done_w = os.pipe()
         pid = os.fork()
-        if pid == 0:                                    # child: save versions forever
+        if pid == 0:                        # child: save versions forever, one byte per save
             try:
+                os.close(done_r)
                 version = 1
                 while True:
                     write(version)
+                    os.write(done_w, b".")
                     version += 1
             finally:
                 os._exit(0)
-        time.sleep(rng.uniform(0.0005, 0.02))
+        os.close(done_w)
+        for _ in range(rng.randint(0, 2)):  # let 0 to 2 saves complete (whatever the load) ...
+            os.read(done_r, 1)
+        time.sleep(rng.uniform(0.0, 1.5 * save_time))    # ... then kill at a random point
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+        os.close(done_r)
         version, x = read()
         assert (x == version).all()
         seen.add(version)
