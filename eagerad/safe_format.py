@@ -194,6 +194,7 @@ def read_array(z, name, who):
             if member.read(len(_NPY_MAGIC)) != _NPY_MAGIC:
                 raise CorruptFile(f"{who}: member {name!r} of the archive is not a numpy .npy "
                                   "array; the file is damaged or was not written by eagerad")
+            _check_size(z, name, member, who)
         with z.open(name) as member:
             return np.lib.format.read_array(member, allow_pickle=False)
     except CorruptFile:
@@ -207,6 +208,25 @@ def read_array(z, name, who):
     except (zipfile.BadZipFile, OSError, EOFError, KeyError) as err:
         raise CorruptFile(f"{who}: member {name!r} cannot be read: the archive is truncated "
                           f"or damaged ({err})") from None
+
+
+def _check_size(z, name, member, who):
+    """CorruptFile when the .npy header of ``member`` (read up to its magic) promises more
+    or fewer bytes than the member holds: a truncated or crafted array is refused before
+    any memory is allocated for it."""
+    member.seek(0)
+    version = np.lib.format.read_magic(member)
+    header = {(1, 0): np.lib.format.read_array_header_1_0,
+              (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+    if header is None:
+        return              # (version 3 headers: read_array checks them itself)
+    shape, _, dtype = header(member)
+    if dtype.hasobject:
+        return              # (read_array refuses it without unpickling)
+    expected = math.prod(shape) * dtype.itemsize
+    if z.getinfo(name).file_size - member.tell() != expected:
+        raise CorruptFile(f"{who}: member {name!r} is truncated or damaged: its header promises "
+                          f"{expected} bytes of {dtype} data of shape {shape}")
 
 
 def _placer(map_location):
@@ -278,7 +298,12 @@ class _Decoder:
             for pair in node["$dict"]:
                 if type(pair) is not list or len(pair) != 2:
                     raise CorruptFile(f"{self.who}: a dict entry of the manifest is {pair!r:.60}")
-                out[self.decode(pair[0])] = self.decode(pair[1])
+                key = self.decode(pair[0])
+                try:
+                    out[key] = self.decode(pair[1])
+                except TypeError:
+                    raise CorruptFile(f"{self.who}: the manifest has a dict key {key!r:.60} "
+                                      "that cannot be a key") from None
             return out
         if "$float" in node and node["$float"] in _FLOAT_WORDS:
             return _FLOAT_WORDS[node["$float"]]
@@ -354,7 +379,7 @@ def read(f, map_location=None, weights_only=True, who="load"):
                                   if "npz" in kind else ""))
         try:
             manifest = json.loads(z.read(MANIFEST))
-        except (ValueError, zipfile.BadZipFile, OSError, EOFError) as err:
+        except (ValueError, zipfile.BadZipFile, OSError, EOFError, RecursionError) as err:
             raise CorruptFile(f"{who}: the manifest of {_name(f)} is damaged ({err})") from None
         if type(manifest) is not dict or manifest.get("format") != FORMAT:
             raise CorruptFile(f"{who}: {_name(f)} has a manifest that is not eagerad's")
@@ -366,15 +391,18 @@ def read(f, map_location=None, weights_only=True, who="load"):
             raise CorruptFile(f"{who}: the manifest of {_name(f)} has no tensor list")
         decoder = _Decoder(z, records, _placer(map_location), who)
         root = manifest.get("object")
-        if type(root) is dict and "$pickle" in root:
-            if weights_only:
-                raise UnsafeFileError(
-                    f"{who}: {_name(f)} holds a pickled Python object ({root.get('reason')}); "
-                    "loading it runs code from the file, so it is refused with weights_only=True. "
-                    "Pass weights_only=False only for a file from a source you trust, or save "
-                    "state_dict() instead of the object")
-            if root["$pickle"] not in names:
-                raise CorruptFile(f"{who}: {_name(f)} lacks its pickle member {root['$pickle']!r}")
-            with z.open(root["$pickle"]) as payload:
-                return _TensorUnpickler(payload, decoder).load()
-        return decoder.decode(root)
+        if type(root) is not dict or "$pickle" not in root:
+            try:
+                return decoder.decode(root)
+            except RecursionError:
+                raise CorruptFile(f"{who}: the manifest of {_name(f)} nests too deeply") from None
+        if weights_only:
+            raise UnsafeFileError(
+                f"{who}: {_name(f)} holds a pickled Python object ({root.get('reason')}); "
+                "loading it runs code from the file, so it is refused with weights_only=True. "
+                "Pass weights_only=False only for a file from a source you trust, or save "
+                "state_dict() instead of the object")
+        if root["$pickle"] not in names:
+            raise CorruptFile(f"{who}: {_name(f)} lacks its pickle member {root['$pickle']!r}")
+        with z.open(root["$pickle"]) as payload:
+            return _TensorUnpickler(payload, decoder).load()

@@ -337,6 +337,18 @@ def _manifest(obj, tensors=()):
                        "tensors": list(tensors)}).encode()
 
 
+def _npy_bytes(array):
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, array, allow_pickle=False)
+    return buf.getvalue()
+
+
+def _npy_header(shape):
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": "<f8", "fortran_order": False, "shape": shape})
+    return buf.getvalue()          # (magic, version and header)
+
+
 def test_damaged_members_and_manifests(tmp_path):
     path = tmp_path / "bad.pt"
     cases = [
@@ -347,6 +359,13 @@ def test_damaged_members_and_manifests(tmp_path):
         (_zip({"eagerad.json": _manifest({"$eval": "1+1"})}), "unknown entry"),
         (_zip({"eagerad.json": json.dumps({"format": "eagerad.safe", "version": 99}).encode()}),
          "version 99"),
+        (_zip({"eagerad.json": _manifest({"$tensor": 0}, [{"device": "cpu"}]),
+               "tensors/0.npy": _npy_header((10 ** 12,)) + bytes(64)}), r"truncated.*\(1000000000000,\)"),
+        (_zip({"eagerad.json": _manifest({"$tensor": 0}, [{"device": "cpu"}]),
+               "tensors/0.npy": _npy_bytes(np.arange(10.0))[:-8]}), "truncated or damaged"),
+        (_zip({"eagerad.json": _manifest({"$dict": [[[1, 2], 3]], "ordered": False})}), "cannot be a key"),
+        (_zip({"eagerad.json": b'{"format": "eagerad.safe", "version": 1, "tensors": [], "object": '
+               + b"[" * 100000 + b"]" * 100000 + b"}"}), "damaged|nests too deeply"),
     ]
     for data, words in cases:
         path.write_bytes(data)
