@@ -84,7 +84,8 @@ def load_checkpoint(ckpt_file_name):
     >>> import os, tempfile; path = os.path.join(tempfile.mkdtemp(), 'w.ckpt')
     >>> save_checkpoint([{'name': 'w', 'data': Tensor([1, 2])}], path)
     >>> load_checkpoint(path)['w']
-    Parameter (name=w, shape=(2,), dtype=Int64, requires_grad=True)
+    Parameter containing:
+    tensor([1, 2], requires_grad=True)
     """
     from . import safe_format
     from .file_kinds import describe

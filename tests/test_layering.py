@@ -26,7 +26,7 @@ ROOT = pathlib.Path(eagerad.__file__).parent
 
 LAYERS = [
     {"backend"},
-    {"dtype", "device", "context", "printing"},
+    {"dtype", "device", "context", "printing", "face"},
     {"tensor"},
     {"autograd"},
     {"ops"},
@@ -35,6 +35,7 @@ LAYERS = [
     {"nn", "amp", "optim", "data", "serialization", "viz", "linalg", "cuda", "accelerator",
      "utils", "train", "safe_format", "atomic", "file_kinds"},
     {"__init__"},
+    {"torch", "mindspore"},     # the faces: they may import everything, nothing imports them
 ]
 RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
 
