@@ -9,8 +9,8 @@ A file is a zip archive (stored, not compressed) holding
 * ``tensors/<i>.npy``: one plain numpy array per tensor, numpy array or numpy scalar,
   read back with ``allow_pickle=False``.
 
-So a file holds tensors (any dtype, with device, ``requires_grad`` and a Parameter's
-name), numpy arrays and scalars, dicts (insertion order and ``OrderedDict`` kept),
+So a file holds tensors (any dtype, with device, ``requires_grad``, face and a
+Parameter's name), numpy arrays and scalars, dicts (insertion order and ``OrderedDict`` kept),
 lists, tuples, None, bools, ints, floats, strings, dtypes and devices; reading it
 parses JSON and raw arrays and never runs code.  A value of any other type (a whole
 ``nn.Module``) is written as a pickle payload (``object.pkl``, tensors still in
@@ -32,8 +32,9 @@ import numpy as np
 
 from . import backend
 from .device import CPU, Device, as_device
+from .face import FACES
 from .file_kinds import describe, describe_file
-from .tensor import Parameter, Shape, Size, Tensor
+from .tensor import NEUTRAL, Parameter, Shape, Size, Tensor
 
 FORMAT = "eagerad.safe"
 VERSION = 1
@@ -88,7 +89,8 @@ class _Encoder:
 
     def tensor(self, t):
         """Index of tensor ``t``'s array (one member per tensor object)."""
-        record = {"device": str(t._device), "requires_grad": bool(t.requires_grad)}
+        record = {"device": str(t._device), "requires_grad": bool(t.requires_grad),
+                  "face": t._face.name}
         if isinstance(t, Parameter):
             record["parameter"] = t.name if isinstance(t.name, str) else None
         return self._array(t, record, (t, np.asarray(t.numpy())))
@@ -264,7 +266,8 @@ def _tensor(record, array, place, who):
     if "numpy" in record:
         return array if record["numpy"] == "ndarray" else array[()]
     array = array if array.flags.c_contiguous else array.copy(order="C")
-    t = place(Tensor._make(array, CPU), str(record.get("device", "cpu")))
+    face = FACES.get(record.get("face"), NEUTRAL) if type(record.get("face")) is str else NEUTRAL
+    t = place(Tensor._make(array, CPU, face=face), str(record.get("device", "cpu")))
     if "parameter" in record:
         return Parameter(t, name=record["parameter"], requires_grad=bool(record.get("requires_grad")))
     return t.requires_grad_(True) if record.get("requires_grad") else t

@@ -63,6 +63,20 @@ def test_nested_state_round_trips_exactly(tmp_path):
     assert back["meta"] == {"dtype": np.dtype(np.float16), "device": "cpu"}
 
 
+def test_tensors_keep_their_face():
+    import eagerad.mindspore as ms_face
+    import eagerad.torch as torch_face
+    buf = io.BytesIO()
+    save({"t": torch_face.ones(2), "m": ms_face.Tensor([1.0]), "n": eagerad.ones(1),
+          "p": torch_face.nn.Parameter(torch_face.zeros(1))}, buf)
+    buf.seek(0)
+    back = load(buf)
+    assert [back[k]._face.name for k in "tmnp"] == [torch_face.ones(1)._face.name,
+                                                    ms_face.Tensor([1.0])._face.name, "eagerad",
+                                                    torch_face.ones(1)._face.name]
+    assert repr(back["t"]) == repr(torch_face.ones(2))
+
+
 def test_file_objects_and_path_like(tmp_path):
     buf = io.BytesIO()
     save({"w": eagerad.ones(2)}, buf)
