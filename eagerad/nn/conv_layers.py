@@ -67,7 +67,7 @@ def _bind(layer, torch_sig, ms_sig, args, kwargs, ms=False, agree=()):
         torch_only = set(names) - inspect.signature(ms_sig).parameters.keys()
         given = set(kwargs) | set(names[:len(args)])
         if not ms and not torch_only & kwargs.keys() and not (agree and given >= set(agree)):
-            raise ambiguous(f"nn.{cls_name}{tuple(args)}", "PyTorch's defaults and parameter names",
+            raise ambiguous(f"nn.{cls_name}({', '.join(map(repr, args))})", "PyTorch's defaults and parameter names",
                             "MindSpore's defaults and parameter names",
                             "pass " + (" and ".join(f"{n}=" for n in agree) if agree else
                                        f"a keyword only one framework has ({sorted(torch_only)[0]}="
@@ -271,7 +271,16 @@ class ConvTranspose2d(_Conv):
                                     pads, self.output_padding, self.groups, self.dilation)
 
 
-Conv2dTranspose = ConvTranspose2d
+class Conv2dTranspose(ConvTranspose2d):
+    """MindSpore's name of the transposed convolution: binds MindSpore's signature.
+
+    >>> Conv2dTranspose(1, 1, 3, stride=2).construct(eagerad.ones(1, 1, 3, 3)).shape
+    (1, 1, 6, 6)
+    """
+    _signature = "mindspore"
+
+
+ConvTranspose2d._signature = "torch"      # PyTorch's name: its signature
 
 # ----------------------------------------------------------------------- pooling
 
