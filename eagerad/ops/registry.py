@@ -61,6 +61,16 @@ class Op:
     def __call__(self, *args, **kwargs):
         return apply(self, args, kwargs)
 
+    def array_backward(self, node, gd):
+        """Gradient arrays of a recorded node's inputs from its output's gradient array
+        (the engine's path when nothing of the backward is recorded).
+
+        >>> x = eagerad.tensor([1.0, 2.0], requires_grad=True); y = x * 3.0
+        >>> y.grad_fn.op.array_backward(y.grad_fn, np.ones(2, np.float32))
+        [array([3., 3.], dtype=float32), None]
+        """
+        return _array_backward(self, node, gd)
+
     def __repr__(self):
         return f"<eagerad op {self.name}>"
 
@@ -415,13 +425,39 @@ def _backward(op, kwargs, grads, inputs, outs):
         g = tuple(gi if gi is not None else zeros_like(ans[i]) for i, gi in enumerate(grads))
     if grad_state.enabled or forward_ad.levels or type(g) is not Tensor or g._requires_grad:
         return _backward_rules(op, kwargs, g, ans, inputs)
-    device = g._device
+    arrays = _input_grads(op, kwargs, inputs, g._data, ans._data if ans is not None else None,
+                          g._device, g, ans, None)
+    return [None if arr is None else Tensor._make(arr, a._device)
+            for arr, a in zip(arrays, inputs)]
+
+
+def _array_backward(op, node, gd):
+    """The engine's backward of a one-output node of ``op`` on bare arrays (nothing of the
+    backward recorded): the gradient array of each input (None where none flows) from the
+    output's gradient array ``gd``, with the checks of ``Node.unpack``."""
+    if node.released:
+        node.unpack()                 # raises: the graph was freed
+    for t, ver, seen in node.saved_versions:
+        if ver[0] != seen:
+            node.unpack()             # raises, naming the tensor
+    ad = node.out_data
+    if ad is not None:
+        ver, seen = node.out_version[0]
+        if ver[0] != seen:
+            node.unpack()
+        ad = ad[0]
+    return _input_grads(op, node.kwargs, node.inputs, gd, ad, node.device, None, None, node)
+
+
+def _input_grads(op, kwargs, inputs, gd, ad, device, g, ans, node):
+    """Gradient arrays of ``inputs`` from the output gradient array ``gd`` (and output
+    array ``ad``): the op's array rules (``fast``) where they apply, else its Tensor rules
+    on ``g``/``ans`` (built from ``node`` when not given); broadcasting is undone on arrays
+    and the dtype matched to the input's."""
     B = _backends.get(device.type) or _backend(device)
     fast = op.fast
     vjp = op.vjp
     n_fast, n_rules = len(fast), len(vjp)
-    gd = g._data
-    ad = ans._data if ans is not None else None
     arrays = None
     result = []
     i = 0
@@ -447,17 +483,20 @@ def _backward(op, kwargs, grads, inputs, outs):
                 arr = fast[i](B, gd, ad, *arrays, **kwargs) if kwargs else fast[i](B, gd, ad, *arrays)
         i += 1
         if arr is None:
+            if g is None:                # the Tensor rule's arguments, made once per node
+                g = Tensor._make(gd, device)
+                ans = node.unpack()[1][0] if ad is not None else None
             gi = rule(g, ans, *inputs, **kwargs)
             if not isinstance(gi, Tensor):
-                result.append(fit_gradient(gi, a))
+                result.append(fit_gradient(gi, a)._data)
                 continue
             arr = gi._data
         like = a if type(a) is Unsaved else a._data     # (Unsaved's ``_data`` is itself)
         if arr.shape != like.shape and tuple(arr.shape) != tuple(like.shape):
             arr = _sum_to_array(B, arr, like.shape)
-        gi = Tensor._make(arr, a._device)
-        result.append(gi if arr.dtype is like.dtype or arr.dtype == like.dtype
-                      else fit_gradient(gi, a))
+        if arr.dtype is not like.dtype and arr.dtype != like.dtype:
+            arr = fit_gradient(Tensor._make(arr, a._device), a)._data
+        result.append(arr)
     return result
 
 
