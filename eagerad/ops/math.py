@@ -42,12 +42,14 @@ def _unary(name, vjp=None, jvp=None, domain=None, example=None, floating=True, p
     op = defop(name, lambda B, x: B.unary(name, x), vjp=vjp, jvp=jvp, cases=cases,
                elementwise=True, **kw)
 
+    run = op.apply1
+
     def fn(x):
         if type(x) is not Tensor and not isinstance(x, Tensor):
             x = as_tensor(x)
         if floating and x._data.dtype.kind != "f":
             x = x.astype(dt.default_float)
-        return apply(op, (x,), {})     # ``op(x)`` without its extra call (the per-op hot path)
+        return run(x)     # ``op(x)`` without its extra calls (the per-op hot path)
     x, out = example if isinstance(example, tuple) else ("0.5", example)
     fn.__name__, fn.op = name, op
     fn.__doc__ = f"Elementwise ``{name}``.\n\n    >>> print({name}(eagerad.tensor([{x}])))\n    {out}\n"
@@ -168,13 +170,14 @@ def _binary(name, vjp=None, jvp=None, x=None, y=None, example=None, public=None,
     op = defop(name, forward or (lambda B, a, b: B.binary(name, a, b)), vjp=vjp, jvp=jvp,
                cases=cases, elementwise=True, **kw)
     public = public or name
+    run = op.apply2
 
     def fn(x, y):
         ty = type(y)
         if type(x) is not Tensor or ty is not float and ty is not int or x._data.dtype.kind != "f":
             x, y = operands(public, x, y, floating)   # (a float tensor and a number: as they are)
         try:
-            return apply(op, (x, y), {})
+            return run(x, y)
         except ValueError:
             _check_broadcast(public, x, y)   # a clearer message for the usual cause
             raise

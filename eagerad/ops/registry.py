@@ -19,7 +19,7 @@ import numpy as np
 from .. import backend
 from ..autograd import batching, forward_ad
 from ..autograd.grad_mode import state as grad_state
-from ..autograd.node import Node
+from ..autograd.node import Node, lean_node
 from ..tensor import Tensor, zeros_like
 
 OPS = {}
@@ -35,7 +35,7 @@ class Op:
     """
     __slots__ = ("name", "node_name", "forward", "vjp", "jvp", "saves", "save_output",
                  "fast", "n_outputs", "view", "moves_device", "cases", "batch", "elementwise",
-                 "backward_fn", "same_dtype", "saves_by_wanted")
+                 "backward_fn", "same_dtype", "saves_by_wanted", "apply1", "apply2")
 
     def __init__(self, name, forward, vjp, jvp, saves, save_output, fast, n_outputs, view,
                  moves_device, cases, batch=None, elementwise=False):
@@ -57,6 +57,7 @@ class Op:
         self.elementwise = elementwise
         # the node callback of a call without keywords, made once instead of per record
         self.backward_fn = functools.partial(_backward, self, {})
+        self.apply1, self.apply2 = _lean_appliers(self)
 
     def __call__(self, *args, **kwargs):
         return apply(self, args, kwargs)
@@ -293,6 +294,121 @@ def apply(op, args, kwargs):
     if forward_ad.levels:
         forward_ad.propagate(op, args, kwargs, outs)
     return result
+
+
+_new = object.__new__
+
+
+def _lean_appliers(op):
+    """``apply`` for the common call shapes of ``op``, made once from its stanza: one Tensor
+    (``apply1(x)``), or a Tensor and a Tensor or Python number (``apply2(x, y)``), no
+    keywords, one output.  What the node keeps of each operand (``saves``) and whether a
+    rule exists are worked out here, not per call; the forward runs, the result is made
+    and the node recorded inline.  Anything else (vmap or forward-mode levels, devices that
+    differ, views, several outputs) goes through ``apply``, which is always right.
+
+    >>> x = eagerad.tensor([1.0, 2.0], requires_grad=True)
+    >>> OPS['mul'].apply2(x, 3.0).grad_fn.name, OPS['sin'].apply1(x).grad_fn.name
+    ('MulBackward', 'SinBackward')
+    """
+    def apply1(x):
+        return apply(op, (x,), {})
+
+    def apply2(x, y):
+        return apply(op, (x, y), {})
+    if op.n_outputs != 1 or op.view or op.moves_device:
+        return apply1, apply2
+    forward, name, bfn, save_output = op.forward, op.node_name, op.backward_fn, op.save_output
+    vjp = op.vjp
+    rule0 = len(vjp) > 0 and vjp[0] is not None
+    rule1 = len(vjp) > 1 and vjp[1] is not None
+
+    def keeps(wanted):       # which of the two operands the node keeps (others: ``Unsaved``)
+        saves = op.saves
+        if saves is None:
+            return (True, True)
+        if type(saves) is dict:
+            saves = frozenset(j for i, s in saves.items() if wanted >> i & 1 for j in s)
+        return (0 in saves, 1 in saves)
+    keep_x = keeps(1)[0]
+    plans = {w: keeps(w) for w in (1, 2, 3)}
+
+    def apply1(x):
+        if batching.levels or forward_ad.levels or type(x) is not Tensor:
+            return apply(op, (x,), {})
+        dev = x._device
+        t = _new(Tensor)
+        t._data = forward(_backends.get(dev.type) or _backend(dev), x._data)
+        t._device = dev
+        t._requires_grad = False
+        t.grad_fn = None
+        t._version = [0]
+        t._face = x._face
+        if x._requires_grad and rule0 and grad_state.enabled:
+            fn = x.grad_fn
+            if keep_x:
+                version = x._version
+                inputs, saved = (x,), ((x, version, version[0]),)
+            else:
+                inputs, saved = (Unsaved(x),), ()
+            t.grad_fn = lean_node(name, op, bfn, ((fn, x._out_index) if fn is not None else (x, 0),),
+                                  inputs, saved, t, save_output)
+            t._requires_grad = True
+        return t
+
+    def apply2(x, y):
+        if batching.levels or forward_ad.levels or type(x) is not Tensor:
+            return apply(op, (x, y), {})
+        dev = x._device
+        ty = type(y)
+        if ty is Tensor or isinstance(y, Tensor):
+            if y._device is not dev and y._device != dev:
+                return apply(op, (x, y), {})     # raises, naming the argument
+            yd = y._data
+            y_wants = y._requires_grad and rule1
+        else:
+            yd = y
+            y_wants = False
+        t = _new(Tensor)
+        t._data = forward(_backends.get(dev.type) or _backend(dev), x._data, yd)
+        t._device = dev
+        t._requires_grad = False
+        t.grad_fn = None
+        t._version = [0]
+        t._face = x._face
+        x_wants = x._requires_grad and rule0
+        if (x_wants or y_wants) and grad_state.enabled:
+            keep0, keep1 = plans[(1 if x_wants else 0) | (2 if y_wants else 0)]
+            saved = []
+            if keep0:
+                version = x._version
+                saved.append((x, version, version[0]))
+                in0 = x
+            else:
+                in0 = Unsaved(x)
+            if yd is y:                  # a Python number
+                in1 = y
+            elif keep1:
+                version = y._version
+                saved.append((y, version, version[0]))
+                in1 = y
+            else:
+                in1 = Unsaved(y)
+            if x_wants:
+                fn = x.grad_fn
+                e0 = (fn, x._out_index) if fn is not None else (x, 0)
+            else:
+                e0 = None
+            if y_wants:
+                fn = y.grad_fn
+                e1 = (fn, y._out_index) if fn is not None else (y, 0)
+            else:
+                e1 = None
+            t.grad_fn = lean_node(name, op, bfn, (e0, e1), (in0, in1), tuple(saved), t,
+                                  save_output)
+            t._requires_grad = True
+        return t
+    return apply1, apply2
 
 
 _backends = {}    # device type -> backend module, a dict lookup instead of ``backend.get``
