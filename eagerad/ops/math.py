@@ -104,7 +104,7 @@ sinh = _unary("sinh", lambda g, ans, x: g * cosh(x), lambda t, ans, x: t * cosh(
               example="[0.5211]", primitive="Sinh")
 cosh = _unary("cosh", lambda g, ans, x: g * sinh(x), lambda t, ans, x: t * sinh(x),
               example="[1.1276]", primitive="Cosh")
-tanh = _unary("tanh", *_linear(lambda g, ans, x: formulas.tanh_grad(g, ans, 1)),
+tanh = _unary("tanh", *_linear(lambda g, ans, x: _tanh_grad.apply2(g, ans)),
               saves=(), save_output=True,
               fast=lambda B, g, ans, x: B.fused_grad("tanh", g, ans),
               example="[0.4621]", primitive="Tanh")
@@ -120,7 +120,7 @@ asinh = _unary("asinh", lambda g, ans, x: g / sqrt(x * x + 1), lambda t, ans, x:
                example="[0.4812]", primitive="Asinh")
 acosh = _unary("acosh", lambda g, ans, x: g / sqrt(x * x - 1), lambda t, ans, x: t / sqrt(x * x - 1),
                domain=dict(low=1.5, high=3.0), example=("2.0", "[1.3170]"), primitive="Acosh")
-sigmoid = _unary("sigmoid", *_linear(lambda g, ans, x: formulas.sigmoid_grad(g, ans, 1)),
+sigmoid = _unary("sigmoid", *_linear(lambda g, ans, x: _sigmoid_grad.apply2(g, ans)),
                  saves=(), save_output=True,
                  fast=lambda B, g, ans, x: B.fused_grad("sigmoid", g, ans),
                  example="[0.6225]", primitive="Sigmoid")
@@ -301,6 +301,85 @@ logical_and = _binary("logical_and", example="[ True  True]", primitive="Logical
 logical_or = _binary("logical_or", example="[ True  True]", primitive="LogicalOr")
 logical_xor = _binary("logical_xor", example="[False False]", primitive="LogicalXor")
 _mul = mul.op      # the op itself, for rule-level doctests elsewhere
+
+# ------------------------------------------- derivative ops of tanh and sigmoid
+# tanh's and sigmoid's rules as single ops whose own rules are known, so that each
+# derivative of a tanh/sigmoid network (PINNs: u'' by grad of grad) records one node per
+# activation instead of the three to seven of the composed formula.  Every rule of these
+# ops is again one of them, to any order.
+
+
+def _fused_or(B, name, g, s, composed):
+    """The backend's one-pass ``name`` gradient where it covers the operands, else the
+    formula's own backend calls (``composed``): the same arithmetic either way."""
+    if type(g) is type(s) and g.dtype == s.dtype and g.shape == s.shape and g.dtype.kind == "f":
+        out = B.fused_grad(name, g, s)
+        if out is not None:
+            return out
+    return composed()
+
+
+def _tanh_grad_forward(B, g, t):
+    """``g * (1 - t * t)`` (``formulas.tanh_grad``) on backend arrays."""
+    return _fused_or(B, "tanh", g, t, lambda: B.binary("mul", g, B.binary("sub", 1, B.binary("mul", t, t))))
+
+
+def _sigmoid_grad_forward(B, g, s):
+    """``g * s * (1 - s)`` (``formulas.sigmoid_grad``) on backend arrays."""
+    return _fused_or(B, "sigmoid", g, s, lambda: B.binary("mul", B.binary("mul", g, s), B.binary("sub", 1, s)))
+
+
+def _minus2_product_forward(B, a, b, c):
+    """``a * b * c * -2``: d/dt of ``g * (1 - t*t)`` times ``a`` is ``_minus2_product(a, g, t)``,
+    the same bits as the composed rule's ``-(a*g)*t + -(a*g)*t`` (negating and doubling are
+    exact)."""
+    return B.binary("mul", B.binary("mul", B.binary("mul", a, b), c), -2)
+
+
+def _sigmoid_grad2_forward(B, a, g, s):
+    """``a * g * (1 - 2 * s)``: d/ds of ``g * s * (1 - s)`` times ``a``."""
+    return B.binary("mul", B.binary("mul", a, g), B.binary("sub", 1, B.binary("mul", s, 2)))
+
+
+def _triples():
+    """Gradcheck cases of the three-operand derivative ops: equal shapes, broadcasting,
+    scalars, empty."""
+    return [Case(U(2, 3), U(2, 3), U(2, 3)), Case(U(3), U(2, 3), U(2, 1)), Case(U(), U(), U()),
+            Case(U(0, 2), U(0, 2), U(2))]
+
+
+_minus2_product = defop(
+    "minus2_product", _minus2_product_forward,
+    *(_linear((lambda g, ans, a, b, c: _minus2_product(g, b, c),
+               lambda g, ans, a, b, c: _minus2_product(g, a, c),
+               lambda g, ans, a, b, c: _minus2_product(g, a, b)))),
+    saves={0: (1, 2), 1: (0, 2), 2: (0, 1)}, elementwise=True, cases=_triples(),
+    fast=_arrays(lambda B, g, ans, a, b, c: _minus2_product_forward(B, g, b, c),
+                 lambda B, g, ans, a, b, c: _minus2_product_forward(B, g, a, c),
+                 lambda B, g, ans, a, b, c: _minus2_product_forward(B, g, a, b)))
+_tanh_grad = defop(
+    "tanh_grad", _tanh_grad_forward,
+    *(_linear((lambda g, ans, a, t: _tanh_grad.apply2(g, t),
+               lambda g, ans, a, t: _minus2_product(g, a, t)))),
+    saves={0: (1,), 1: (0, 1)}, elementwise=True, cases=_pairs(y=_INSIDE_UNIT),
+    fast=_arrays(lambda B, g, ans, a, t: _tanh_grad_forward(B, g, t),
+                 lambda B, g, ans, a, t: _minus2_product_forward(B, g, a, t)))
+_sigmoid_grad2 = defop(
+    "sigmoid_grad2", _sigmoid_grad2_forward,
+    *(_linear((lambda g, ans, a, b, s: _sigmoid_grad2(g, b, s),
+               lambda g, ans, a, b, s: _sigmoid_grad2(g, a, s),
+               lambda g, ans, a, b, s: _minus2_product(g, a, b)))),
+    saves={0: (1, 2), 1: (0, 2), 2: (0, 1)}, elementwise=True, cases=_triples(),
+    fast=_arrays(lambda B, g, ans, a, b, s: _sigmoid_grad2_forward(B, g, b, s),
+                 lambda B, g, ans, a, b, s: _sigmoid_grad2_forward(B, g, a, s),
+                 lambda B, g, ans, a, b, s: _minus2_product_forward(B, g, a, b)))
+_sigmoid_grad = defop(
+    "sigmoid_grad", _sigmoid_grad_forward,
+    *(_linear((lambda g, ans, a, s: _sigmoid_grad.apply2(g, s),
+               lambda g, ans, a, s: _sigmoid_grad2(g, a, s)))),
+    saves={0: (1,), 1: (0, 1)}, elementwise=True, cases=_pairs(y=dict(low=0.1, high=0.9)),
+    fast=_arrays(lambda B, g, ans, a, s: _sigmoid_grad_forward(B, g, s),
+                 lambda B, g, ans, a, s: _sigmoid_grad2_forward(B, g, a, s)))
 
 _where = defop("where", lambda B, c, x, y: B.where(c, x, y),
                vjp=(None, lambda g, ans, c, x, y: where(c, g, 0), lambda g, ans, c, x, y: where(c, 0, g)),
