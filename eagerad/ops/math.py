@@ -229,10 +229,11 @@ def _pow_grad_exp(g, ans, x, y):
 
 add = _binary("add", (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
               (lambda t, ans, x, y: t, lambda t, ans, x, y: t), saves=(),
+              fast=_arrays(lambda B, g, ans, x, y: g, lambda B, g, ans, x, y: g),
               example="[3. 4.]", primitive="Add", methods=('add',))
 sub = _binary("sub", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
               (lambda t, ans, x, y: t, lambda t, ans, x, y: -t), saves=(),
-              fast=_arrays(None, lambda B, g, ans, x, y: B.unary("neg", g)),
+              fast=_arrays(lambda B, g, ans, x, y: g, lambda B, g, ans, x, y: B.unary("neg", g)),
               example="[-1.  0.]", primitive="Sub",
               methods=('sub', 'subtract'), aliases=('subtract',))
 mul = _binary("mul", (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),

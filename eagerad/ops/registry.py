@@ -34,8 +34,9 @@ class Op:
     [0.0]
     """
     __slots__ = ("name", "node_name", "forward", "vjp", "jvp", "saves", "save_output",
-                 "fast", "n_outputs", "view", "moves_device", "cases", "batch", "elementwise",
-                 "backward_fn", "same_dtype", "saves_by_wanted", "apply1", "apply2")
+                 "_fast", "n_outputs", "view", "moves_device", "cases", "batch", "elementwise",
+                 "backward_fn", "same_dtype", "saves_by_wanted", "apply1", "apply2",
+                 "array_backward")
 
     def __init__(self, name, forward, vjp, jvp, saves, save_output, fast, n_outputs, view,
                  moves_device, cases, batch=None, elementwise=False):
@@ -46,7 +47,7 @@ class Op:
         self.jvp = jvp
         self.saves = saves
         self.save_output = save_output
-        self.fast = fast
+        self._fast = fast
         self.same_dtype = type(fast) is SameDtype
         self.saves_by_wanted = {}
         self.n_outputs = n_outputs
@@ -58,19 +59,25 @@ class Op:
         # the node callback of a call without keywords, made once instead of per record
         self.backward_fn = functools.partial(_backward, self, {})
         self.apply1, self.apply2 = _lean_appliers(self)
+        self.array_backward = _lean_backward(self)
 
     def __call__(self, *args, **kwargs):
         return apply(self, args, kwargs)
 
-    def array_backward(self, node, gd):
-        """Gradient arrays of a recorded node's inputs from its output's gradient array
-        (the engine's path when nothing of the backward is recorded).
+    @property
+    def fast(self):
+        """The array-level rules (``defop``'s ``fast=``); setting them remakes the node
+        backward built from them (``array_backward``).
 
-        >>> x = eagerad.tensor([1.0, 2.0], requires_grad=True); y = x * 3.0
-        >>> y.grad_fn.op.array_backward(y.grad_fn, np.ones(2, np.float32))
-        [array([3., 3.], dtype=float32), None]
+        >>> len(OPS['mul'].fast)
+        2
         """
-        return _array_backward(self, node, gd)
+        return self._fast
+
+    @fast.setter
+    def fast(self, rules):
+        self._fast = rules
+        self.array_backward = _lean_backward(self)
 
     def __repr__(self):
         return f"<eagerad op {self.name}>"
@@ -547,22 +554,81 @@ def _backward(op, kwargs, grads, inputs, outs):
             for arr, a in zip(arrays, inputs)]
 
 
-def _array_backward(op, node, gd):
+def _lean_backward(op):
     """The engine's backward of a one-output node of ``op`` on bare arrays (nothing of the
-    backward recorded): the gradient array of each input (None where none flows) from the
-    output's gradient array ``gd``, with the checks of ``Node.unpack``."""
-    if node.released:
-        node.unpack()                 # raises: the graph was freed
-    for t, ver, seen in node.saved_versions:
-        if ver[0] != seen:
-            node.unpack()             # raises, naming the tensor
-    ad = node.out_data
-    if ad is not None:
-        ver, seen = node.out_version[0]
-        if ver[0] != seen:
-            node.unpack()
-        ad = ad[0]
-    return _input_grads(op, node.kwargs, node.inputs, gd, ad, node.device, None, None, node)
+    backward recorded), made once from the op's stanza: ``backward(node, gd)`` gives the
+    gradient array of each input (None where none flows) from the output's gradient array
+    ``gd``, with the checks of ``Node.unpack``.  A one-input node without keywords whose
+    array rule applies runs it here at once; everything else goes through ``_input_grads``.
+
+    >>> x = eagerad.tensor([1.0, 2.0], requires_grad=True); y = x * 3.0
+    >>> y.grad_fn.op.array_backward(y.grad_fn, np.ones(2, np.float32))
+    [array([3., 3.], dtype=float32), None]
+    """
+    fast, vjp = op.fast, op.vjp
+    rule0 = fast[0] if len(fast) > 0 and len(vjp) > 0 and vjp[0] is not None else None
+    rule1 = fast[1] if len(fast) > 1 and len(vjp) > 1 and vjp[1] is not None else None
+    same = op.same_dtype
+
+    def operand(a, dtype):
+        """(array given to the array rule, what the gradient must match or None when
+        ``a`` gets none), or None when the array rules do not apply."""
+        ta = type(a)
+        if ta is Tensor:
+            arr = a._data
+            if same and arr.dtype != dtype:
+                return None
+            return arr, arr if a._requires_grad else None
+        if ta is Unsaved:
+            return a, a if a._requires_grad else None
+        return (a, None) if ta is float or ta is int else None
+
+    def fit(B, arr, like):
+        if arr.shape != like.shape:
+            arr = _sum_to_array(B, arr, like.shape)
+        return arr if arr.dtype == like.dtype else None
+
+    def backward(node, gd):
+        if node.released:
+            node.unpack()                 # raises: the graph was freed
+        for t, ver, seen in node.saved_versions:
+            if ver[0] != seen:
+                node.unpack()             # raises, naming the tensor
+        ad = node.out_data
+        if ad is not None:
+            ver, seen = node.out_version[0]
+            if ver[0] != seen:
+                node.unpack()
+            ad = ad[0]
+        inputs = node.inputs
+        kwargs = node.kwargs
+        if rule0 is not None and not kwargs and len(inputs) == 1:
+            a = inputs[0]
+            ta = type(a)
+            like = a._data if ta is Tensor else a if ta is Unsaved else None
+            if like is not None and a._requires_grad and (not same or like.dtype == gd.dtype):
+                device = node.device
+                arr = rule0(_backends.get(device.type) or _backend(device), gd, ad, like)
+                if arr is not None and arr.shape == like.shape and arr.dtype == like.dtype:
+                    return [arr]
+        elif rule0 is not None and rule1 is not None and not kwargs and len(inputs) == 2:
+            dtype = gd.dtype
+            x = operand(inputs[0], dtype)
+            y = operand(inputs[1], dtype)
+            if x is not None and y is not None:
+                device = node.device
+                B = _backends.get(device.type) or _backend(device)
+                gx = gy = None
+                if x[1] is not None:
+                    gx = rule0(B, gd, ad, x[0], y[0])
+                    gx = gx if gx is None else fit(B, gx, x[1])
+                if y[1] is not None:
+                    gy = rule1(B, gd, ad, x[0], y[0])
+                    gy = gy if gy is None else fit(B, gy, y[1])
+                if (gx is not None or x[1] is None) and (gy is not None or y[1] is None):
+                    return [gx, gy]
+        return _input_grads(op, kwargs, inputs, gd, ad, node.device, None, None, node)
+    return backward
 
 
 def _input_grads(op, kwargs, inputs, gd, ad, device, g, ans, node):
