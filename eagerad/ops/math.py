@@ -310,24 +310,26 @@ _mul = mul.op      # the op itself, for rule-level doctests elsewhere
 # ops is again one of them, to any order.
 
 
-def _fused_or(B, name, g, s, composed):
-    """The backend's one-pass ``name`` gradient where it covers the operands, else the
-    formula's own backend calls (``composed``): the same arithmetic either way."""
+def _tanh_grad_forward(B, g, t):
+    """``g * (1 - t * t)`` (``formulas.tanh_grad``) by the backend calls the composed rule
+    made: the recorded path never needs a compiled kernel."""
+    return B.binary("mul", g, B.binary("sub", 1, B.binary("mul", t, t)))
+
+
+def _sigmoid_grad_forward(B, g, s):
+    """``g * s * (1 - s)`` (``formulas.sigmoid_grad``) by the composed rule's backend calls."""
+    return B.binary("mul", B.binary("mul", g, s), B.binary("sub", 1, s))
+
+
+def _fused_or(B, name, g, s, formula):
+    """The backend's one-pass ``name`` gradient where it covers the operands (the same bits
+    as the formula: tests/test_activation_derivatives_shared.py), else ``formula``'s calls;
+    for the array rules, which run unrecorded."""
     if type(g) is type(s) and g.dtype == s.dtype and g.shape == s.shape and g.dtype.kind == "f":
         out = B.fused_grad(name, g, s)
         if out is not None:
             return out
-    return composed()
-
-
-def _tanh_grad_forward(B, g, t):
-    """``g * (1 - t * t)`` (``formulas.tanh_grad``) on backend arrays."""
-    return _fused_or(B, "tanh", g, t, lambda: B.binary("mul", g, B.binary("sub", 1, B.binary("mul", t, t))))
-
-
-def _sigmoid_grad_forward(B, g, s):
-    """``g * s * (1 - s)`` (``formulas.sigmoid_grad``) on backend arrays."""
-    return _fused_or(B, "sigmoid", g, s, lambda: B.binary("mul", B.binary("mul", g, s), B.binary("sub", 1, s)))
+    return formula(B, g, s)
 
 
 def _minus2_product_forward(B, a, b, c):
@@ -363,7 +365,7 @@ _tanh_grad = defop(
     *(_linear((lambda g, ans, a, t: _tanh_grad.apply2(g, t),
                lambda g, ans, a, t: _minus2_product(g, a, t)))),
     saves={0: (1,), 1: (0, 1)}, elementwise=True, cases=_pairs(y=_INSIDE_UNIT),
-    fast=_arrays(lambda B, g, ans, a, t: _tanh_grad_forward(B, g, t),
+    fast=_arrays(lambda B, g, ans, a, t: _fused_or(B, "tanh", g, t, _tanh_grad_forward),
                  lambda B, g, ans, a, t: _minus2_product_forward(B, g, a, t)))
 _sigmoid_grad2 = defop(
     "sigmoid_grad2", _sigmoid_grad2_forward,
@@ -379,7 +381,7 @@ _sigmoid_grad = defop(
     *(_linear((lambda g, ans, a, s: _sigmoid_grad.apply2(g, s),
                lambda g, ans, a, s: _sigmoid_grad2(g, a, s)))),
     saves={0: (1,), 1: (0, 1)}, elementwise=True, cases=_pairs(y=dict(low=0.1, high=0.9)),
-    fast=_arrays(lambda B, g, ans, a, s: _sigmoid_grad_forward(B, g, s),
+    fast=_arrays(lambda B, g, ans, a, s: _fused_or(B, "sigmoid", g, s, _sigmoid_grad_forward),
                  lambda B, g, ans, a, s: _sigmoid_grad2_forward(B, g, a, s)))
 
 _where = defop("where", lambda B, c, x, y: B.where(c, x, y),

@@ -467,13 +467,18 @@ def _record(op, args, kwargs, outs):
                 inputs.append(Unsaved(a))
             i += 1
         inputs = tuple(inputs)
-    node = Node(op.node_name, functools.partial(_backward, op, kwargs) if kwargs else op.backward_fn,
-                tuple(edges), inputs, saved, outs, op.save_output, op, kwargs)
     if len(outs) == 1:
         o = outs[0]
+        node = lean_node(op.node_name, op, op.backward_fn, tuple(edges), inputs,
+                         tuple([(t, t._version, t._version[0]) for t in saved]), o, op.save_output)
+        if kwargs:
+            node.kwargs = kwargs
+            node.backward_fn = functools.partial(_backward, op, kwargs)
         o._requires_grad = True
         o.grad_fn = node
         return
+    node = Node(op.node_name, functools.partial(_backward, op, kwargs) if kwargs else op.backward_fn,
+                tuple(edges), inputs, saved, outs, op.save_output, op, kwargs)
     for i, o in enumerate(outs):
         o._requires_grad = True
         o.grad_fn = node
