@@ -846,6 +846,9 @@ def sum_to(g, shape):
     [2.0, 2.0, 2.0]
     """
     axes = _sum_axes(g.shape, shape)
+    lead = g.ndim - len(shape)
+    if lead and axes == tuple(range(lead)):
+        return g.sum(axis=axes, keepdims=False)    # the leading axes only: one node, no reshape
     if axes:
         g = g.sum(axis=axes, keepdims=True)
     if g.shape != tuple(shape):
