@@ -80,8 +80,9 @@ def _needed(order, capture):
 _ONLY_IN_BUFFER = 3
 
 
-def _add(a, b):
-    """``a + b`` for gradient accumulation; in place into ``a`` when nothing else can see it.
+def _add(a, b, device=None):
+    """``a + b`` for gradient accumulation; in place into ``a`` when nothing else can see it
+    (``device`` is unused: Tensors know theirs; it is ``_send``'s common signature).
 
     Without a recorded backward, a partial sum that only the engine's buffer
     references (a fresh array owning its memory, same shape and dtype as ``b``)
@@ -215,22 +216,7 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
             anomaly.check(node, in_grads)
         if keeps and not retain_graph:
             node.release()      # (a node that keeps nothing stays as it is)
-        for edge, g in zip(node.next, in_grads):
-            if g is None or edge is None:
-                continue
-            target, idx = edge
-            if type(target) is Node:
-                buf = buffers.get(target)
-                if buf is None:
-                    if target.n_outputs == 1:
-                        buffers[target] = [g]
-                    else:
-                        buf = buffers[target] = [None] * target.n_outputs
-                        buf[idx] = g
-                else:
-                    buf[idx] = _add(buf[idx], g)
-            else:
-                leaf_grads[target] = _add(leaf_grads.get(target), g)
+        _send(node, in_grads, buffers, leaf_grads, _add)
 
     for leaf, g in leaf_grads.items():
         if leaf._hooks:
@@ -246,16 +232,38 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
     return captured
 
 
-def _add_arrays(B, a, b):
-    """``a + b`` of two gradient arrays (the backend's add, as the Tensor ``+``), in place
-    into ``a`` when only the engine's buffer references it (``_add``'s test, on arrays)."""
+def _add_arrays(a, b, device):
+    """``a + b`` of two gradient arrays on ``device`` (the backend's add, as the Tensor
+    ``+``), in place into ``a`` when only the engine's buffer references it (``_add``'s
+    test, on arrays)."""
     if a is None:
         return b
     if type(a) is np.ndarray and a.base is None and sys.getrefcount(a) == _ONLY_IN_BUFFER \
             and a is not b and type(b) is np.ndarray and a.shape == b.shape \
             and a.dtype == b.dtype and a.flags.writeable:
-        return B.inplace("add", a, b)
-    return B.binary("add", a, b)
+        return backend.get(device.type).inplace("add", a, b)
+    return backend.get(device.type).binary("add", a, b)
+
+
+def _send(node, in_grads, buffers, leaf_grads, add):
+    """Deliver a node's input gradients along its edges: into the buffer of the node
+    that made each input, or the sum of a leaf; ``add(a, b, device)`` sums two."""
+    for edge, g in zip(node.next, in_grads):
+        if g is None or edge is None:
+            continue
+        target, idx = edge
+        if type(target) is Node:
+            buf = buffers.get(target)
+            if buf is None:
+                if target.n_outputs == 1:
+                    buffers[target] = [g]
+                else:
+                    buf = buffers[target] = [None] * target.n_outputs
+                    buf[idx] = g
+            else:
+                buf[idx] = add(buf[idx], g, target.device)
+        else:
+            leaf_grads[target] = add(leaf_grads.get(target), g, target._device)
 
 
 def _wrap(arrays, device, face):
@@ -273,18 +281,16 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
     buffers = {}      # node -> list of gradient arrays per output
     leaf_grads = {}   # leaf tensor -> summed gradient array
     root_nodes = []
-    get_backend = backend.get
     for out, g in zip(outputs, seeds):
         target, idx = _edge_of(out)
-        B = get_backend(g._device.type)
         if type(target) is Node:
             buf = buffers.get(target)
             if buf is None:
                 buf = buffers[target] = [None] * target.n_outputs
                 root_nodes.append(target)
-            buf[idx] = _add_arrays(B, buf[idx], g._data)
+            buf[idx] = _add_arrays(buf[idx], g._data, g._device)
         else:
-            leaf_grads[target] = _add_arrays(B, leaf_grads.get(target), g._data)
+            leaf_grads[target] = _add_arrays(leaf_grads.get(target), g._data, g._device)
 
     order = _collect(root_nodes)
     need = _needed(order, capture) if capture is not None else None
@@ -313,23 +319,7 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
                         node.backward_fn(_wrap(grads, node.device, face), inputs, outs)]
         if not retain_graph and (node.saved_versions or node.out_data is not None):
             node.release()      # (a node that keeps nothing stays as it is)
-        for edge, g in zip(node.next, in_grads):
-            if g is None or edge is None:
-                continue
-            target, idx = edge
-            if type(target) is Node:
-                buf = buffers.get(target)
-                if buf is None:
-                    if target.n_outputs == 1:
-                        buffers[target] = [g]
-                    else:
-                        buf = buffers[target] = [None] * target.n_outputs
-                        buf[idx] = g
-                else:
-                    buf[idx] = _add_arrays(get_backend(target.device.type), buf[idx], g)
-            else:
-                leaf_grads[target] = _add_arrays(get_backend(target._device.type),
-                                                 leaf_grads.get(target), g)
+        _send(node, in_grads, buffers, leaf_grads, _add_arrays)
 
     for leaf, g in leaf_grads.items():
         g = Tensor._make(g, leaf._device, face=leaf._face)  # a leaf's gradient speaks its face
