@@ -178,19 +178,8 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
                 break
         else:
             return _run_arrays(outputs, seeds, retain_graph, capture)
-    buffers = {}      # node -> list of gradient per output
-    leaf_grads = {}   # leaf tensor -> summed gradient
-    root_nodes = []
-    for out, g in zip(outputs, seeds):
-        target, idx = _edge_of(out)
-        if type(target) is Node:
-            buf = buffers.get(target)
-            if buf is None:
-                buf = buffers[target] = [None] * target.n_outputs
-                root_nodes.append(target)
-            buf[idx] = _add(buf[idx], g)
-        else:
-            leaf_grads[target] = _add(leaf_grads.get(target), g)
+    # node -> list of gradient per output; leaf tensor -> summed gradient
+    buffers, leaf_grads, root_nodes = _seed(outputs, seeds, _add, False)
 
     order = _collect(root_nodes)
     need = _needed(order, capture) if capture is not None else None
@@ -218,18 +207,7 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
             node.release()      # (a node that keeps nothing stays as it is)
         _send(node, in_grads, buffers, leaf_grads, _add)
 
-    for leaf, g in leaf_grads.items():
-        if leaf._hooks:
-            g = _apply_hooks(leaf._hooks, g)
-        if capture is not None:
-            if leaf in capture:
-                captured[(leaf, 0)] = g
-            continue
-        if not create_graph:
-            g = g.detach() if g._requires_grad else g
-        g._face = leaf._face    # a leaf's gradient speaks the leaf's face
-        leaf._grad = g if leaf._grad is None else leaf._grad + g
-    return captured
+    return _finish_leaves(leaf_grads, capture, captured, create_graph)
 
 
 def _add_arrays(a, b, device):
@@ -243,6 +221,26 @@ def _add_arrays(a, b, device):
             and a.dtype == b.dtype and a.flags.writeable:
         return backend.get(device.type).inplace("add", a, b)
     return backend.get(device.type).binary("add", a, b)
+
+
+def _seed(outputs, seeds, add, arrays):
+    """The gradient buffers of the nodes (and sums of the leaves) that the outputs' seeds
+    enter, and those nodes; ``arrays``: keep the seeds' bare arrays."""
+    buffers, leaf_grads, root_nodes = {}, {}, []
+    for out, g in zip(outputs, seeds):
+        target, idx = _edge_of(out)
+        device = g._device
+        if arrays:
+            g = g._data
+        if type(target) is Node:
+            buf = buffers.get(target)
+            if buf is None:
+                buf = buffers[target] = [None] * target.n_outputs
+                root_nodes.append(target)
+            buf[idx] = add(buf[idx], g, device)
+        else:
+            leaf_grads[target] = add(leaf_grads.get(target), g, device)
+    return buffers, leaf_grads, root_nodes
 
 
 def _send(node, in_grads, buffers, leaf_grads, add):
@@ -278,19 +276,8 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
     only where someone sees them: hooks, retained and captured gradients, custom Functions'
     backward, and the leaves.  The same backend calls as ``_run``, so the same numbers."""
     face = seeds[0]._face
-    buffers = {}      # node -> list of gradient arrays per output
-    leaf_grads = {}   # leaf tensor -> summed gradient array
-    root_nodes = []
-    for out, g in zip(outputs, seeds):
-        target, idx = _edge_of(out)
-        if type(target) is Node:
-            buf = buffers.get(target)
-            if buf is None:
-                buf = buffers[target] = [None] * target.n_outputs
-                root_nodes.append(target)
-            buf[idx] = _add_arrays(buf[idx], g._data, g._device)
-        else:
-            leaf_grads[target] = _add_arrays(leaf_grads.get(target), g._data, g._device)
+    # node -> list of gradient arrays per output; leaf tensor -> summed gradient array
+    buffers, leaf_grads, root_nodes = _seed(outputs, seeds, _add_arrays, True)
 
     order = _collect(root_nodes)
     need = _needed(order, capture) if capture is not None else None
@@ -321,16 +308,23 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
             node.release()      # (a node that keeps nothing stays as it is)
         _send(node, in_grads, buffers, leaf_grads, _add_arrays)
 
+    return _finish_leaves({leaf: Tensor._make(g, leaf._device, face=leaf._face)
+                           for leaf, g in leaf_grads.items()}, capture, captured, False)
+
+
+def _finish_leaves(leaf_grads, capture, captured, create_graph):
+    """The leaves' summed gradients through their hooks, into ``captured`` (with
+    ``inputs``) or accumulated into ``.grad``; returns ``captured``."""
     for leaf, g in leaf_grads.items():
-        g = Tensor._make(g, leaf._device, face=leaf._face)  # a leaf's gradient speaks its face
         if leaf._hooks:
             g = _apply_hooks(leaf._hooks, g)
         if capture is not None:
             if leaf in capture:
                 captured[(leaf, 0)] = g
             continue
-        g = g.detach() if g._requires_grad else g
-        g._face = leaf._face
+        if not create_graph:
+            g = g.detach() if g._requires_grad else g
+        g._face = leaf._face    # a leaf's gradient speaks the leaf's face
         leaf._grad = g if leaf._grad is None else leaf._grad + g
     return captured
 
