@@ -13,7 +13,7 @@ from eagerad.ckpt_format import CkptFormatError, ckpt_bytes, is_ckpt, parse_ckpt
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "mindspore")
 sys.path.insert(0, DATA)
-from ckpt_nets import NET_SHAPES, mixed_values, net_weights  # noqa: E402
+from ms_ckpt_nets import NET_SHAPES, mixed_values, net_weights  # noqa: E402
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])

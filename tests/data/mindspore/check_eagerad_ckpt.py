@@ -3,7 +3,7 @@
     /work/msvenv/bin/python tests/data/mindspore/check_eagerad_ckpt.py
 
 Loads eagerad's ckpt writer straight from its file (eagerad/ckpt_format.py needs only
-numpy), writes the fixed weights of ckpt_nets.py with it, then has MindSpore's own
+numpy), writes the fixed weights of ms_ckpt_nets.py with it, then has MindSpore's own
 ``load_checkpoint`` + ``load_param_into_net`` read them into the equivalent Cell and
 compares every value.  The verdict, with the sha256 of the bytes checked, goes to
 eagerad_ckpt_verdict.json; tests/test_mindspore_ckpt.py asserts that eagerad still writes
@@ -22,7 +22,7 @@ import mindspore as ms
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, HERE)
-from ckpt_nets import mixed_values, net_weights  # noqa: E402
+from ms_ckpt_nets import mixed_values, net_weights  # noqa: E402
 from make_ckpt import Net  # noqa: E402
 
 

@@ -3,7 +3,7 @@
     /work/msvenv/bin/python tests/data/mindspore/make_ckpt.py
 
 Writes ms_net_float32.ckpt, ms_net_float16.ckpt (a Conv2d + BatchNorm2d + Dense net with
-the fixed weights of ckpt_nets.py, saved from the Cell) and ms_mixed.ckpt (int, bool,
+the fixed weights of ms_ckpt_nets.py, saved from the Cell) and ms_mixed.ckpt (int, bool,
 float64 scalar and string values, saved from a list of dicts).
 """
 import os
@@ -15,7 +15,7 @@ from mindspore import nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from ckpt_nets import mixed_values, net_weights  # noqa: E402
+from ms_ckpt_nets import mixed_values, net_weights  # noqa: E402
 
 
 class Net(nn.Cell):
