@@ -310,8 +310,11 @@ def _kind(code):
 
 def compare_result(expected, actual):
     """None when a run_case result matches the recorded answer, else the first difference."""
-    if expected.get("params") is not None and expected["params"] != actual.get("params"):
-        return f"parameter names {actual.get('params')}, MindSpore {expected['params']}"
+    want, got = expected.get("params"), actual.get("params")
+    if want is not None and want != got:
+        if sorted(want) == sorted(got or []):
+            return f"parameter order {got}, MindSpore {want}"
+        return f"parameter names {got}, MindSpore {want}"
     problem = compare(expected["out"], actual["out"])
     if problem:
         return problem
