@@ -3,8 +3,7 @@
 tests/data/mindspore/ms_cases.py describes the ``Examples`` of MindSpore 2.x's differentiable
 CPU APIs as data; record.py ran each one under real MindSpore and stored its outputs and
 the gradients of sum(output * W) in answers.json.  Here every case runs under
-``eagerad.mindspore`` (until that face exists: eagerad's top level, ``eagerad.ops`` and
-``eagerad.nn``), and values (float32 to rtol 1e-5) and gradients (rtol 1e-4) must agree.
+``eagerad.mindspore``, and values (float32 to rtol 1e-5) and gradients (rtol 1e-4) must agree.
 
 A case listed in expected_failures.json (with its reason) may fail; every other case
 must pass, and the number passing may not drop below the recorded count.  To refresh the
@@ -25,13 +24,9 @@ from ms_cases import CASES, MINDSPORE_WRONG  # noqa: E402
 from ms_runner import MissingName, compare_result, run_case, split_grads  # noqa: E402
 
 import eagerad  # noqa: E402
+import eagerad.mindspore as FACE  # noqa: E402
 
-try:
-    import eagerad.mindspore as FACE
-    SPACES = {"ops": [FACE.ops], "nn": [FACE.nn], "Tensor": [FACE.Tensor]}
-except ImportError:                      # the face is being built: the neutral names
-    FACE = eagerad
-    SPACES = {"ops": [eagerad.ops, eagerad], "nn": [eagerad.nn], "Tensor": [eagerad.Tensor]}
+SPACES = {"ops": FACE.ops, "nn": FACE.nn, "Tensor": FACE.Tensor}
 
 ANSWERS = json.load(open(os.path.join(DATA, "answers.json")))["cases"]
 EXPECTED_PATH = os.path.join(DATA, "expected_failures.json")
@@ -55,11 +50,7 @@ class FaceBackend:
 
     def resolve(self, api):
         space, name = api.split(".", 1)
-        for module in SPACES[space]:
-            found = getattr(module, name, None)
-            if found is not None:
-                return found
-        return None
+        return getattr(SPACES[space], name, None)
 
     def is_tensor(self, obj):
         return isinstance(obj, eagerad.Tensor)
