@@ -13,7 +13,7 @@ from eagerad.ckpt_format import CkptFormatError, ckpt_bytes, is_ckpt, parse_ckpt
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "mindspore")
 sys.path.insert(0, DATA)
-from ms_ckpt_nets import NET_SHAPES, mixed_values, net_weights  # noqa: E402
+from ms_ckpt_nets import NET_SHAPES, make_net, mixed_values, net_weights  # noqa: E402
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
@@ -155,17 +155,8 @@ def test_write_is_atomic_and_leaves_no_temp_file(tmp_path):
 
 
 def test_loads_into_the_mindspore_face_cell_by_name():
-    face = pytest.importorskip("eagerad.mindspore")
-    nn = face.nn
-
-    class Net(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.conv = nn.Conv2d(1, 2, 3)
-            self.bn = nn.BatchNorm2d(2)
-            self.fc = nn.Dense(8, 3)
-
-    net = Net()
+    import eagerad.mindspore as face
+    net = make_net(face.nn)
     params = {k: face.Parameter(face.Tensor(v), name=k)
               for k, v in read_ckpt(os.path.join(DATA, "ms_net_float32.ckpt")).items()}
     not_loaded, unused = face.load_param_into_net(net, params)

@@ -21,7 +21,7 @@ import pytest
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "mindspore")
 sys.path.insert(0, DATA)
 from ms_cases import CASES, MINDSPORE_WRONG  # noqa: E402
-from ms_runner import MissingName, compare_result, run_case, split_grads  # noqa: E402
+from ms_runner import CellBackend, MissingName, compare_result, run_case  # noqa: E402
 
 import eagerad  # noqa: E402
 import eagerad.mindspore as FACE  # noqa: E402
@@ -36,8 +36,10 @@ RUNNABLE = [c for c in CASES if c["id"] in ANSWERS and "error" not in ANSWERS[c[
             and c["id"] not in MINDSPORE_WRONG]
 
 
-class FaceBackend:
+class FaceBackend(CellBackend):
     """ms_runner.py's backend contract, for eagerad's MindSpore face."""
+
+    grad_function = staticmethod(FACE.grad)
 
     def tensor(self, array):
         return FACE.Tensor(np.asarray(array))
@@ -58,28 +60,6 @@ class FaceBackend:
     def to_numpy(self, t):
         return t.numpy()
 
-    def grad(self, fn, inputs, weights):
-        positions = tuple(range(len(inputs))) if inputs else None
-        g = FACE.grad(fn, grad_position=positions, weights=weights or None)(*inputs)
-        return split_grads(g, len(inputs), len(weights))
-
-    def named_parameters(self, net):
-        return list(net.parameters_and_names())
-
-    def set_parameter(self, param, array):
-        param.set_data(FACE.Tensor(array))
-
-    def parameter_name(self, param):
-        return param.name
-
-    def set_train(self, net, flag):
-        net.set_train(flag)
-
-    def trainable(self, net):
-        return list(net.trainable_params())
-
-    def optimizer_step(self, opt, grads):
-        opt(grads)
 
 
 _RESULTS = {}

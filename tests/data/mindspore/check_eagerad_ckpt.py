@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, HERE)
 from ms_ckpt_nets import mixed_values, net_weights  # noqa: E402
-from make_ckpt import Net  # noqa: E402
+from ms_ckpt_nets import make_net  # noqa: E402
 
 
 def eagerad_writer():
@@ -49,7 +49,7 @@ def main():
             if got is None or got.dtype != want.dtype or got.shape != want.shape or not np.array_equal(got, want):
                 problems.append(f"{name}: got {None if got is None else (got.dtype, got.shape)}")
         if label.startswith("net"):
-            net = Net()
+            net = make_net(ms.nn)
             not_loaded, _ = ms.load_param_into_net(net, loaded)
             if not_loaded:
                 problems.append(f"load_param_into_net left {not_loaded}")

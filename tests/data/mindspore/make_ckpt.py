@@ -15,23 +15,12 @@ from mindspore import nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from ms_ckpt_nets import mixed_values, net_weights  # noqa: E402
-
-
-class Net(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(1, 2, 3)
-        self.bn = nn.BatchNorm2d(2)
-        self.fc = nn.Dense(8, 3)
-
-    def construct(self, x):
-        return self.fc(self.bn(self.conv(x)).reshape(x.shape[0], -1)[:, :8])
+from ms_ckpt_nets import make_net, mixed_values, net_weights  # noqa: E402
 
 
 def main():
     for dtype in (np.float32, np.float16):
-        net = Net()
+        net = make_net(nn)
         weights = net_weights(dtype)
         params = dict(net.parameters_and_names())
         assert sorted(params) == sorted(weights), sorted(params)

@@ -647,7 +647,7 @@ P("dtype", U((2, 3)), grad=False)
 P("itemsize", U((2, 3)), grad=False)
 P("nbytes", U((2, 3)), grad=False)
 P("strides", U((2, 3)), grad=False)
-P("real", U((2, 3)))
+M("real", U((2, 3)))
 
 # ------------------------------------------------------------------ nn cells
 

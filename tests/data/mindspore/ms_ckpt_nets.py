@@ -18,6 +18,23 @@ NET_SHAPES = {
 }
 
 
+def make_net(nn):
+    """The net of NET_SHAPES built from a MindSpore-style ``nn`` module (MindSpore's own or
+    eagerad.mindspore.nn): Conv2d(1, 2, 3) -> BatchNorm2d(2) -> Dense(8, 3)."""
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(1, 2, 3)
+            self.bn = nn.BatchNorm2d(2)
+            self.fc = nn.Dense(8, 3)
+
+        def construct(self, x):
+            return self.fc(self.bn(self.conv(x)).reshape(x.shape[0], -1)[:, :8])
+
+    return Net()
+
+
 def net_weights(dtype):
     """``{name: array}`` of the net's fixed weights in ``dtype`` (variances kept positive)."""
     rng = np.random.RandomState(2026)

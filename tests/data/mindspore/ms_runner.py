@@ -19,6 +19,36 @@ import numpy as np
 from ms_cases import is_spec, make_array, param_value, weights_for
 
 
+class CellBackend:
+    """The parts of the backend contract MindSpore and eagerad's face spell alike: cells,
+    parameters, optimizers and ``grad(fn, grad_position, weights)``.  Subclasses give
+    ``tensor``, ``parameter``, ``dtype``, ``resolve``, ``is_tensor``, ``to_numpy`` and
+    ``grad_function`` (the framework's ``grad``)."""
+
+    def grad(self, fn, inputs, weights):
+        positions = tuple(range(len(inputs))) if inputs else None
+        g = self.grad_function(fn, grad_position=positions, weights=weights or None)(*inputs)
+        return split_grads(g, len(inputs), len(weights))
+
+    def named_parameters(self, net):
+        return list(net.parameters_and_names())
+
+    def set_parameter(self, param, array):
+        param.set_data(self.tensor(array))
+
+    def parameter_name(self, param):
+        return param.name
+
+    def set_train(self, net, flag):
+        net.set_train(flag)
+
+    def trainable(self, net):
+        return list(net.trainable_params())
+
+    def optimizer_step(self, opt, grads):
+        opt(grads)
+
+
 class MissingName(Exception):
     """The framework has no such function, method or class."""
 

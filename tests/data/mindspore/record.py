@@ -19,11 +19,13 @@ from mindspore import nn, ops
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from ms_cases import CASES  # noqa: E402
-from ms_runner import run_case, split_grads  # noqa: E402
+from ms_runner import CellBackend, run_case  # noqa: E402
 
 
-class MindSporeBackend:
+class MindSporeBackend(CellBackend):
     """ms_runner.py's backend contract, for real MindSpore."""
+
+    grad_function = staticmethod(ms.grad)
 
     def tensor(self, array):
         return ms.Tensor(np.asarray(array))
@@ -45,28 +47,6 @@ class MindSporeBackend:
     def to_numpy(self, t):
         return t.asnumpy()
 
-    def grad(self, fn, inputs, weights):
-        positions = tuple(range(len(inputs))) if inputs else None
-        g = ms.grad(fn, grad_position=positions, weights=weights or None)(*inputs)
-        return split_grads(g, len(inputs), len(weights))
-
-    def named_parameters(self, net):
-        return list(net.parameters_and_names())
-
-    def set_parameter(self, param, array):
-        param.set_data(ms.Tensor(array))
-
-    def parameter_name(self, param):
-        return param.name
-
-    def set_train(self, net, flag):
-        net.set_train(flag)
-
-    def trainable(self, net):
-        return list(net.trainable_params())
-
-    def optimizer_step(self, opt, grads):
-        opt(grads)
 
 
 def main(prefixes):
