@@ -28,7 +28,7 @@ def _assert_same(got, want, where, atol=0.0):
     np.testing.assert_allclose(g, w, rtol=1e-6, atol=atol, err_msg=where)
 
 
-PIPELINES = pipelines(ds)
+PIPELINES = pipelines(ds, vision, transforms, eagerad)
 
 
 @pytest.mark.parametrize("name", sorted(ANSWERS["pipelines"]))
@@ -203,3 +203,16 @@ def test_pipeline_follows_eagerads_global_seed_without_a_dataset_seed():
     eagerad.set_seed(5)
     again = [int(v) for d in pipe.batch(2, True).create_dict_iterator() for v in d["label"].tolist()]
     assert first == again and sorted(first) == list(range(6))
+
+
+def test_iterators_wrap_columns_in_the_installed_tensor_type():
+    import eagerad.mindspore as face
+    previous = ds.set_tensor_type(face.Tensor)
+    try:
+        image = next(iter(ds.NumpySlicesDataset({"x": np.ones((2, 3), np.float32)}, shuffle=False)))[0]
+        assert repr(image).startswith("Tensor(shape=[3], dtype=Float32")
+        assert next(iter(ds.NumpySlicesDataset([1], shuffle=False)))[0]._face is face.MINDSPORE
+    finally:
+        ds.set_tensor_type(previous)
+    with pytest.raises(TypeError, match="callable"):
+        ds.set_tensor_type(3)

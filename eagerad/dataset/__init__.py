@@ -15,6 +15,7 @@ pipeline's randomness.
 [((2, 3, 2, 2), [0, 1]), ((2, 3, 2, 2), [2, 3])]
 """
 from . import config, transforms, vision
-from .engine import Dataset, GeneratorDataset, NumpySlicesDataset
+from .engine import Dataset, GeneratorDataset, NumpySlicesDataset, set_tensor_type
 
-__all__ = ["Dataset", "GeneratorDataset", "NumpySlicesDataset", "config", "transforms", "vision"]
+__all__ = ["Dataset", "GeneratorDataset", "NumpySlicesDataset", "config", "set_tensor_type",
+           "transforms", "vision"]

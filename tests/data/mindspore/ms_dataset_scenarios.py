@@ -14,7 +14,7 @@ def _rows(dataset):
             "rows": [list(r) for r in dataset.create_tuple_iterator(output_numpy=True)]}
 
 
-def pipelines(ds):
+def pipelines(ds, vision, transforms, mstype):
     """name -> {'columns', 'size', 'rows'} for pipelines with no randomness."""
     abc = lambda: ds.NumpySlicesDataset({"a": [1, 2], "b": [3, 4], "c": [5, 6]}, shuffle=False)
     seq = lambda n=5: ds.NumpySlicesDataset(list(range(n)), shuffle=False)
@@ -70,6 +70,12 @@ def pipelines(ds):
         "random_access_samples": ds.GeneratorDataset(Source(), ["i", "v"], shuffle=False,
                                                      num_samples=3),
     }
+    # MindSpore's quick start pipeline, on synthetic 28x28 grey images
+    mnist = ds.NumpySlicesDataset({"image": _image((6, 28, 28, 1), np.uint8, 5),
+                                   "label": np.array([3, 1, 4, 1, 5, 9], np.uint32)}, shuffle=False)
+    mnist = mnist.map([vision.Rescale(1.0 / 255.0, 0), vision.Normalize(mean=(0.1307,), std=(0.3081,)),
+                       vision.HWC2CHW()], "image")
+    out["quickstart"] = mnist.map(transforms.TypeCast(mstype.int32), "label").batch(4)
     return {name: _rows(d) for name, d in out.items()}
 
 

@@ -18,7 +18,7 @@ from ms_dataset_scenarios import encode, image_transforms, pipelines  # noqa: E4
 def main():
     piped = {name: {"columns": p["columns"], "size": p["size"],
                     "rows": [[encode(c) for c in row] for row in p["rows"]]}
-             for name, p in pipelines(ds).items()}
+             for name, p in pipelines(ds, vision, transforms, ms).items()}
     images = {name: encode(v) for name, v in image_transforms(vision, transforms, ms).items()}
     with open(os.path.join(HERE, "dataset_answers.json"), "w") as f:
         json.dump({"mindspore": ms.__version__, "pipelines": piped, "transforms": images}, f,
