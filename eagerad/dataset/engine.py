@@ -152,7 +152,11 @@ class Dataset:
     # ---------------------------------------------------------------- information
 
     def get_col_names(self):
-        """The column names, in row order."""
+        """The column names, in row order.
+
+        >>> NumpySlicesDataset({'img': [1], 'lab': [0]}, shuffle=False).get_col_names()
+        ['img', 'lab']
+        """
         return list(self.column_names)
 
     def get_dataset_size(self):
@@ -169,7 +173,11 @@ class Dataset:
         return int(size)
 
     def get_batch_size(self):
-        """The batch size (1 before any ``batch``)."""
+        """The batch size (1 before any ``batch``).
+
+        >>> NumpySlicesDataset([1, 2, 3], shuffle=False).batch(2).repeat(2).get_batch_size()
+        2
+        """
         node = self
         while not isinstance(node, _Batch) and hasattr(node, "child"):
             node = node.child
@@ -184,7 +192,11 @@ class Dataset:
         return [list(c.shape) for c in self._first_row()]
 
     def output_types(self):
-        """The numpy dtype of each column in the first row."""
+        """The numpy dtype of each column in the first row.
+
+        >>> NumpySlicesDataset(([1], [0.5]), shuffle=False).output_types()
+        [dtype('int64'), dtype('float64')]
+        """
         return [c.dtype for c in self._first_row()]
 
     def _first_row(self):

@@ -23,7 +23,11 @@ from . import config
 
 
 class Inter(enum.IntEnum):
-    """Interpolation modes (``Inter.BILINEAR`` is MindSpore's default for ``Resize``)."""
+    """Interpolation modes (``Inter.BILINEAR`` is MindSpore's default for ``Resize``).
+
+    >>> Inter.LINEAR is Inter.BILINEAR
+    True
+    """
     NEAREST = 0
     ANTIALIAS = 1
     BILINEAR = 2
@@ -34,7 +38,11 @@ class Inter(enum.IntEnum):
 
 
 class Border(str, enum.Enum):
-    """How ``RandomCrop`` pads: a constant, the edge value, or a mirror image."""
+    """How ``RandomCrop`` pads: a constant, the edge value, or a mirror image.
+
+    >>> Border.EDGE.value
+    'edge'
+    """
     CONSTANT = "constant"
     EDGE = "edge"
     REFLECT = "reflect"
