@@ -15,7 +15,6 @@ pipeline's randomness.
 [((2, 3, 2, 2), [0, 1]), ((2, 3, 2, 2), [2, 3])]
 """
 from . import config, transforms, vision
-from .engine import Dataset, GeneratorDataset, NumpySlicesDataset, set_tensor_type
+from .engine import Dataset, GeneratorDataset, NumpySlicesDataset
 
-__all__ = ["Dataset", "GeneratorDataset", "NumpySlicesDataset", "config", "set_tensor_type",
-           "transforms", "vision"]
+__all__ = ["Dataset", "GeneratorDataset", "NumpySlicesDataset", "config", "transforms", "vision"]

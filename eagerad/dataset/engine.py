@@ -22,26 +22,6 @@ import numpy as np
 from ..tensor import Tensor
 from . import config
 
-_TENSOR = [Tensor]      # what iterators wrap columns in (the MindSpore face installs its own)
-
-
-def set_tensor_type(factory):
-    """Make iterators wrap each column with ``factory(ndarray)`` (a face's Tensor class, so
-    that ``eagerad.mindspore``'s pipelines yield MindSpore-stamped tensors); returns the
-    previous one.
-
-    >>> import numpy as np
-    >>> old = set_tensor_type(lambda a: ('wrapped', a.tolist()))
-    >>> next(iter(NumpySlicesDataset([5], shuffle=False)))
-    [('wrapped', 5)]
-    >>> _ = set_tensor_type(old)
-    """
-    if not callable(factory):
-        raise TypeError(f"set_tensor_type: factory must be callable, got {factory!r}")
-    previous, _TENSOR[0] = _TENSOR[0], factory
-    return previous
-
-
 def _as_array(value, where):
     """A column value as a numpy array (Tensors unwrapped; Python numbers as MindSpore
     does: int -> int64, float -> float64)."""
@@ -219,7 +199,15 @@ class Dataset:
             pick = [self._index(n, "create_tuple_iterator") for n in wanted]
         for row in self._epoch(config.generator()):
             values = row if pick is None else [row[i] for i in pick]
-            yield [v if output_numpy else _TENSOR[0](v) for v in values]
+            yield [v if output_numpy else self._tensor(v) for v in values]
+
+    _face = None    # the face the iterators' tensors speak: the pipeline's source's
+
+    def _tensor(self, array):
+        t = Tensor(array)
+        if self._face is not None:
+            t._face = self._face
+        return t
 
     def create_dict_iterator(self, num_epochs=-1, output_numpy=False, do_copy=True):
         """One pass over the rows, each a dict keyed by column name.
@@ -382,6 +370,7 @@ class _Node(Dataset):
     def __init__(self, child):
         self.child = child
         self.column_names = list(child.column_names)
+        self._face = child._face
 
     def _size(self):
         return self.child._size()
