@@ -1,0 +1,270 @@
+"""Data parallelism over MPI, run for real: ``mpiexec -n 2 python tests/test_distributed.py
+<scenario>`` in a subprocess (this file is also the ranks' script).
+
+* train: 20 steps of SGD and of Adam, PyTorch spelling (DistributedDataParallel) and
+  MindSpore spelling (value_and_grad + DistributedGradReducer): both ranks' parameters are
+  bitwise identical and equal one process trained on the whole batch to float64
+  round-off; no_sync accumulation equals one big step; every collective vs numpy.
+* failures: a rank raising mid-step, a rank killed, a rank skipping a collective (the
+  watchdog) and mismatched shapes all end the job with an error naming the rank, fast.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TIMEOUT_S = 40
+
+mpi4py = pytest.importorskip("mpi4py", reason="the [distributed] extra (mpi4py + mpich) is "
+                             "not installed: pip install 'eagerad[distributed]'")
+
+
+def launch(scenario, nproc=2):
+    """Run ``scenario`` on ``nproc`` ranks through the launcher; (returncode, output, seconds)."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "eagerad.distributed.run", "--nproc", str(nproc),
+                           os.path.abspath(__file__), scenario],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
+    return proc.returncode, proc.stdout + proc.stderr, time.monotonic() - start
+
+
+def test_training_matches_one_process_in_both_spellings():
+    rc, out, _ = launch("train")
+    assert rc == 0, out
+    for rank in (0, 1):
+        assert f"rank {rank}: all checks passed" in out, out
+
+
+def test_a_rank_raising_mid_step_ends_the_job_naming_it():
+    rc, out, seconds = launch("raise")
+    assert rc != 0, out
+    assert "rank 1 of 2 failed" in out and "ValueError: boom at step 3" in out, out
+    assert "rank 0 finished" not in out, out
+    assert seconds < TIMEOUT_S
+
+
+def test_a_killed_rank_ends_the_job():
+    rc, out, seconds = launch("kill")
+    assert rc != 0, out
+    assert "rank 0 finished" not in out, out
+    assert seconds < TIMEOUT_S
+
+
+def test_a_rank_missing_a_collective_trips_the_watchdog():
+    rc, out, seconds = launch("skip")
+    assert rc != 0, out
+    assert "rank 0: all_reduce (argument check) did not complete within 1.5 s" in out, out
+    assert seconds < TIMEOUT_S
+
+
+def test_mismatched_shapes_are_reported_not_reduced():
+    rc, out, _ = launch("mismatch")
+    assert rc == 0, out
+    for rank in (0, 1):
+        assert (f"rank {rank} caught: all_reduce: the ranks passed different tensors or arguments "
+                "(rank 0: shape (3,) float64 op sum; rank 1: shape (4,) float64 op sum)") in out, out
+        assert f"rank {rank} caught ddp: DistributedDataParallel: the ranks passed different" in out
+        assert "rank 1: 0.weight: shape (4, 2)" in out, out
+
+
+# --------------------------------------------------------------- the ranks' side
+def _data(rows=8):
+    rng = np.random.default_rng(7)
+    return rng.standard_normal((rows, 5)), rng.standard_normal((rows, 3))
+
+
+def _mlp(eagerad, seed):
+    eagerad.manual_seed(seed)
+    nn = eagerad.nn
+    return nn.Sequential(nn.Linear(5, 16, dtype=eagerad.float64), nn.Tanh(),
+                         nn.Linear(16, 3, dtype=eagerad.float64))
+
+
+def _mse(eagerad, net, x, y):
+    return ((net(eagerad.tensor(x)) - eagerad.tensor(y)) ** 2).mean()
+
+
+def _same_everywhere(dist, eagerad, params, what):
+    """Every rank's parameters are bitwise those of rank 0."""
+    for p in params:
+        mine = eagerad.tensor(p.numpy().copy())
+        every = [eagerad.zeros_like(mine) for _ in range(dist.get_world_size())]
+        dist.all_gather(every, mine)
+        for t in every[1:]:
+            assert np.array_equal(t.numpy(), every[0].numpy()), what
+
+
+def _close(a_params, b_params, what, tol=1e-12):
+    for a, b in zip(a_params, b_params):
+        err = np.abs(a.numpy() - b.numpy()).max()
+        assert err <= tol * max(1.0, np.abs(a.numpy()).max()), (what, err)
+
+
+def _torch_spelling(dist, eagerad, DDP, rank, n):
+    x, y = _data()
+    rows = len(x) // n
+    mine = slice(rank * rows, (rank + 1) * rows)
+    for name in ("SGD", "Adam"):
+        Opt = getattr(eagerad.optim, name)
+        ref = _mlp(eagerad, 0)
+        model = DDP(_mlp(eagerad, 1 + rank))       # different starts: DDP takes rank 0's
+        ref.load_state_dict(model.module.state_dict())
+        o_ref, o_ddp = Opt(ref.parameters(), lr=0.05), Opt(model.parameters(), lr=0.05)
+        for _ in range(20):
+            o_ref.zero_grad()
+            _mse(eagerad, ref, x, y).backward()
+            o_ref.step()
+            o_ddp.zero_grad()
+            _mse(eagerad, model, x[mine], y[mine]).backward()
+            o_ddp.step()
+        _same_everywhere(dist, eagerad, model.parameters(), f"torch {name}")
+        _close(ref.parameters(), model.module.parameters(), f"torch {name}")
+        moved = max(np.abs(p.numpy() - q.numpy()).max() for p, q in
+                    zip(model.module.parameters(), _mlp(eagerad, 1).parameters()))
+        assert moved > 1e-3, moved       # the comparison is not vacuous: training moved them
+
+
+def _no_sync(dist, eagerad, DDP, rank, n):
+    x, y = _data(16)
+    quarter = len(x) // (2 * n)        # two micro-batches per rank
+    ref = _mlp(eagerad, 3)
+    model = DDP(_mlp(eagerad, 3))
+    _mse(eagerad, ref, x, y).backward()
+    parts = [slice((2 * rank + k) * quarter, (2 * rank + k + 1) * quarter) for k in (0, 1)]
+    with model.no_sync():
+        (_mse(eagerad, model, x[parts[0]], y[parts[0]]) / 2).backward()
+    (_mse(eagerad, model, x[parts[1]], y[parts[1]]) / 2).backward()
+    for p, q in zip(ref.parameters(), model.module.parameters()):
+        assert np.abs(p.grad.numpy() - q.grad.numpy()).max() < 1e-13, "no_sync"
+    # an unused parameter: refused by default, skipped with find_unused_parameters
+    class FirstOnly(eagerad.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = eagerad.nn.Linear(2, 1, dtype=eagerad.float64)
+            self.b = eagerad.nn.Linear(2, 1, dtype=eagerad.float64)
+
+        def forward(self, v):
+            return self.a(v)
+    net = FirstOnly()
+    try:
+        DDP(net)(eagerad.ones(1, 2, dtype=eagerad.float64))
+        raise AssertionError("an unused parameter was accepted")
+    except RuntimeError as exc:
+        assert "find_unused_parameters=True" in str(exc) and "'b.weight'" in str(exc), exc
+    lone = DDP(net, find_unused_parameters=True)
+    lone(eagerad.ones(1, 2, dtype=eagerad.float64) * (rank + 1)).sum().backward()
+    assert net.b.weight.grad is None and net.a.weight.grad.tolist() == [[1.5, 1.5]]
+
+
+def _mindspore_spelling(dist, eagerad, rank, n):
+    from eagerad.distributed import communication, parallel_context as pc
+    from eagerad.distributed.grad_reducer import DistributedGradReducer
+    pc.set_auto_parallel_context(parallel_mode=pc.ParallelMode.DATA_PARALLEL, gradients_mean=True,
+                                 device_num=communication.get_group_size())
+    x, y = _data()
+    rows = len(x) // n
+    mine = slice(rank * rows, (rank + 1) * rows)
+    for name in ("SGD", "Adam"):
+        Opt = getattr(eagerad.nn, name)
+        ref, net = _mlp(eagerad, 0), _mlp(eagerad, 0)
+        o_ref = Opt(ref.trainable_params(), learning_rate=0.05)
+        o_net = Opt(net.trainable_params(), learning_rate=0.05)
+        reducer = DistributedGradReducer(o_net.parameters)
+        step_ref = eagerad.value_and_grad(lambda a, b: _mse(eagerad, ref, a, b), None,
+                                          o_ref.parameters)
+        step_net = eagerad.value_and_grad(lambda a, b: _mse(eagerad, net, a, b), None,
+                                          o_net.parameters)
+        for _ in range(20):
+            o_ref(step_ref(x, y)[1])
+            o_net(reducer(step_net(x[mine], y[mine])[1]))
+        _same_everywhere(dist, eagerad, net.trainable_params(), f"mindspore {name}")
+        _close(ref.trainable_params(), net.trainable_params(), f"mindspore {name}")
+    pc.reset_auto_parallel_context()
+
+
+def _collectives(dist, eagerad, rank, n):
+    reducers = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod}
+    for dtype in ("float16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"):
+        per_rank = [np.arange(1, 7).reshape(2, 3) * (k + 1) % 5 for k in range(n)]
+        per_rank = [a.astype(dtype) for a in per_rank]
+        stacked = np.stack(per_rank)
+        for op, fn in reducers.items():
+            t = eagerad.tensor(per_rank[rank].copy())
+            dist.all_reduce(t, op)
+            want = (stacked.any(0) if op in ("sum", "max") else stacked.all(0)) if dtype == "bool" \
+                else fn(stacked, axis=0).astype(dtype)
+            assert np.array_equal(t.numpy(), want), (dtype, op, t.numpy(), want)
+        gathered = [eagerad.zeros(2, 3, dtype=dtype) for _ in range(n)]
+        dist.all_gather(gathered, eagerad.tensor(per_rank[rank]))
+        assert all(np.array_equal(g.numpy(), a) for g, a in zip(gathered, per_rank)), dtype
+        out = eagerad.zeros(2 * n, 3, dtype=dtype)
+        dist.all_gather_into_tensor(out, eagerad.tensor(per_rank[rank]))
+        assert np.array_equal(out.numpy(), np.concatenate(per_rank)), dtype
+        b = eagerad.tensor(per_rank[rank].copy())
+        dist.broadcast(b, src=1)
+        assert np.array_equal(b.numpy(), per_rank[1]), dtype
+    big = [np.arange(4 * n, dtype=np.float64).reshape(2 * n, 2) ** (k + 1) for k in range(n)]
+    out = eagerad.zeros(2, 2, dtype=eagerad.float64)
+    dist.reduce_scatter_tensor(out, eagerad.tensor(big[rank]))
+    assert np.array_equal(out.numpy(), sum(big)[2 * rank:2 * rank + 2])
+    mean = eagerad.tensor(np.array([1.0, 2.0]) * (rank + 1)).T      # any layout
+    work = dist.all_reduce(mean, dist.ReduceOp.AVG, async_op=True)
+    assert work.wait() and work.is_completed()
+    assert np.allclose(mean.numpy(), np.array([1.0, 2.0]) * (n + 1) / 2)
+    lists = [eagerad.tensor(np.full(3, 10.0 * k + rank)) for k in range(n)]
+    got = eagerad.zeros(3, dtype=eagerad.float64)
+    dist.reduce_scatter(got, lists, "sum")
+    assert np.array_equal(got.numpy(), np.full(3, 10.0 * rank * n + sum(range(n))))
+    dist.barrier()
+
+
+def rank_main(scenario):
+    import eagerad
+    from eagerad import distributed as dist
+    from eagerad.distributed.ddp import DistributedDataParallel as DDP
+    dist.init_process_group(backend="mpi", timeout=1.5 if scenario == "skip" else 20)
+    rank, n = dist.get_rank(), dist.get_world_size()
+    if scenario == "train":
+        _collectives(dist, eagerad, rank, n)
+        _torch_spelling(dist, eagerad, DDP, rank, n)
+        _no_sync(dist, eagerad, DDP, rank, n)
+        _mindspore_spelling(dist, eagerad, rank, n)
+        print(f"rank {rank}: all checks passed", flush=True)
+    elif scenario in ("raise", "kill"):
+        x, y = _data()
+        model = DDP(_mlp(eagerad, 0))
+        opt = eagerad.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(6):
+            if rank == 1 and step == 3:
+                if scenario == "raise":
+                    raise ValueError("boom at step 3")
+                os.kill(os.getpid(), signal.SIGKILL)
+            opt.zero_grad()
+            _mse(eagerad, model, x[rank::n], y[rank::n]).backward()
+            opt.step()
+        print(f"rank {rank} finished", flush=True)
+    elif scenario == "skip":
+        if rank == 0:
+            dist.all_reduce(eagerad.ones(2))
+        else:
+            time.sleep(TIMEOUT_S)
+    elif scenario == "mismatch":
+        try:
+            dist.all_reduce(eagerad.zeros(3 + rank, dtype=eagerad.float64))
+        except ValueError as exc:
+            print(f"rank {rank} caught: {exc}", flush=True)
+        try:
+            DDP(eagerad.nn.Sequential(eagerad.nn.Linear(2, 3 + rank)))
+        except ValueError as exc:
+            print(f"rank {rank} caught ddp: {exc}", flush=True)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    rank_main(sys.argv[1])
