@@ -9,6 +9,7 @@
   watchdog) and mismatched shapes all end the job with an error naming the rank, fast.
 """
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -24,14 +25,28 @@ mpi4py = pytest.importorskip("mpi4py", reason="the [distributed] extra (mpi4py +
                              "not installed: pip install 'eagerad[distributed]'")
 
 
-def launch(scenario, nproc=2):
-    """Run ``scenario`` on ``nproc`` ranks through the launcher; (returncode, output, seconds)."""
+def launch(scenario, nproc=2, script=os.path.abspath(__file__)):
+    """Run ``script scenario`` on ``nproc`` ranks through the launcher; (returncode, output,
+    seconds)."""
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "eagerad.distributed.run", "--nproc", str(nproc),
-                           os.path.abspath(__file__), scenario],
+                           script] + ([scenario] if scenario else []),
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
     return proc.returncode, proc.stdout + proc.stderr, time.monotonic() - start
+
+
+CHECK = re.compile(r"^check (.+): max error (\S+) \(tolerance (\S+)\) (ok|FAILED)$", re.M)
+
+
+@pytest.mark.parametrize("face, checks", [("torch", 16), ("mindspore", 24)])
+def test_tutorial_ranks_agree_and_match_one_process_every_step(face, checks):
+    rc, out, _ = launch(None, script=os.path.join(ROOT, "tutorials", f"distributed_{face}.py"))
+    assert rc == 0, out
+    found = CHECK.findall(out)
+    assert len(found) == checks, out
+    for label, err, tol, status in found:
+        assert status == "ok" and float(err) <= float(tol), (label, err, tol)
 
 
 def test_training_matches_one_process_in_both_spellings():
