@@ -67,6 +67,7 @@ def test_a_rank_raising_mid_step_ends_the_job_naming_it():
 def test_a_killed_rank_ends_the_job():
     rc, out, seconds = launch("kill")
     assert rc != 0, out
+    assert "eagerad.distributed.run: rank 1 (pid" in out and "ended abnormally" in out, out
     assert "rank 0 finished" not in out, out
     assert seconds < TIMEOUT_S
 

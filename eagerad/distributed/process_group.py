@@ -20,6 +20,7 @@ False
 """
 import atexit
 import datetime
+import os
 import sys
 import threading
 import traceback
@@ -86,6 +87,19 @@ def init_process_group(backend="mpi", init_method=None, timeout=None, world_size
                   engine=ProgressEngine() if threaded else None)
     if n > 1:
         _install_abort_hooks(comm, r, n)
+    _register_pid(r)
+
+
+def _register_pid(r):
+    """Tell the launcher (``eagerad.distributed.run``) which PID is which rank, so that it
+    can name a rank that died (MPICH reports PIDs)."""
+    run_dir = os.environ.get("EAGERAD_RUN_DIR")
+    if run_dir and os.path.isdir(run_dir):
+        try:
+            with open(os.path.join(run_dir, str(os.getpid())), "w") as f:
+                f.write(str(r))
+        except OSError:
+            pass       # only the error message gets less precise
 
 
 def _install_abort_hooks(comm, r, n):

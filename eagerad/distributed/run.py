@@ -13,9 +13,14 @@ the ranks (as ``torchrun`` does), so N ranks do not each start a thread per core
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import threading
+
+RUN_DIR_ENV = "EAGERAD_RUN_DIR"     # where the ranks register their PIDs
 
 
 def find_mpiexec():
@@ -70,15 +75,67 @@ def command(argv, mpiexec=None, openmpi=None):
     return cmd + opts.args
 
 
+# MPICH's report of a rank that died ("=   PID 9377 RUNNING AT host"); Open MPI's names
+# the rank itself ("Process name: [[...],1]"), which needs no translation.
+_DEAD_PID = re.compile(r"PID (\d+) RUNNING AT")
+
+
+def _forward(source, sink, pids):
+    """Copy ``source``'s lines to ``sink`` as they come, noting the PIDs MPICH reports dead."""
+    for line in iter(source.readline, ""):
+        sink.write(line)
+        sink.flush()
+        pids.extend(int(p) for p in _DEAD_PID.findall(line))
+    source.close()
+
+
+def rank_of(pid, run_dir):
+    """The rank that process ``pid`` registered in ``run_dir`` at ``init_process_group``
+    (None when it did not).
+
+    >>> import tempfile; d = tempfile.mkdtemp()
+    >>> _ = open(os.path.join(d, "123"), "w").write("1"); rank_of(123, d), rank_of(9, d)
+    (1, None)
+    """
+    try:
+        with open(os.path.join(run_dir, str(pid))) as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
+
+
 def main(argv=None):
-    """Run the job; returns mpiexec's exit status."""
+    """Run the job; returns mpiexec's exit status.  When it fails and MPICH reports a dead
+    process, say which rank that was (each rank registers its PID at initialisation)."""
     cmd = command(sys.argv[1:] if argv is None else argv)
     env = dict(os.environ)
     env.setdefault("OMP_NUM_THREADS", "1")
     if "--allow-run-as-root" in cmd:
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    return subprocess.call(cmd, env=env)
+    with tempfile.TemporaryDirectory(prefix="eagerad-run-") as run_dir:
+        env[RUN_DIR_ENV] = run_dir
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, bufsize=1)
+        pids = []
+        threads = [threading.Thread(target=_forward, args=(stream, sink, pids), daemon=True)
+                   for stream, sink in ((proc.stdout, sys.stdout), (proc.stderr, sys.stderr))]
+        for t in threads:
+            t.start()
+        try:
+            status = proc.wait()
+        except KeyboardInterrupt:
+            proc.terminate()
+            status = proc.wait()
+        for t in threads:
+            t.join()
+        if status != 0:
+            for pid in dict.fromkeys(pids):
+                rank = rank_of(pid, run_dir)
+                if rank is not None:
+                    sys.stderr.write(f"eagerad.distributed.run: rank {rank} (pid {pid}) ended "
+                                     f"abnormally; mpiexec stopped the job (exit status {status})\n")
+    return status
 
 
 if __name__ == "__main__":
