@@ -25,10 +25,11 @@ mpi4py = pytest.importorskip("mpi4py", reason="the [distributed] extra (mpi4py +
                              "not installed: pip install 'eagerad[distributed]'")
 
 
-def launch(scenario, nproc=2, script=os.path.abspath(__file__)):
+def launch(scenario, nproc=2, script=os.path.abspath(__file__), **extra_env):
     """Run ``script scenario`` on ``nproc`` ranks through the launcher; (returncode, output,
     seconds)."""
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               **extra_env)
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "eagerad.distributed.run", "--nproc", str(nproc),
                            script] + ([scenario] if scenario else []),
@@ -54,6 +55,15 @@ def test_training_matches_one_process_in_both_spellings():
     assert rc == 0, out
     for rank in (0, 1):
         assert f"rank {rank}: all checks passed" in out, out
+
+
+def test_cuda_tensors_are_staged_through_the_host():
+    """Under numba's CUDA simulator: collectives and DDP on CUDA tensors give the CPU's
+    numbers and leave the results on the device."""
+    rc, out, _ = launch("cuda", NUMBA_ENABLE_CUDASIM="1")
+    assert rc == 0, out
+    for rank in (0, 1):
+        assert f"rank {rank}: cuda checks passed" in out, out
 
 
 def test_a_rank_raising_mid_step_ends_the_job_naming_it():
@@ -240,6 +250,28 @@ def _collectives(dist, eagerad, rank, n):
     dist.barrier()
 
 
+def _cuda(dist, eagerad, DDP, rank, n):
+    t = eagerad.tensor(np.arange(4.0) * (rank + 1), device="cuda")
+    dist.all_reduce(t, "mean")
+    assert t.device.type == "cuda" and np.array_equal(t.numpy(), np.arange(4.0) * (n + 1) / 2)
+    b = eagerad.tensor(np.full(3, rank, np.float32), device="cuda")
+    dist.broadcast(b, src=n - 1)
+    assert np.array_equal(b.numpy(), np.full(3, n - 1, np.float32))
+    out = [eagerad.zeros(2, device="cuda") for _ in range(n)]
+    dist.all_gather(out, eagerad.tensor([rank, rank + 0.5], device="cuda"))
+    assert [o.numpy().tolist() for o in out] == [[k, k + 0.5] for k in range(n)]
+    x, y = _data(4)
+    rows = len(x) // n
+    mine = slice(rank * rows, (rank + 1) * rows)
+    ref, model = _mlp(eagerad, 0), DDP(_mlp(eagerad, 0).to("cuda"))
+    _mse(eagerad, ref, x, y).backward()
+    xc, yc = (eagerad.tensor(a[mine], device="cuda") for a in (x, y))
+    ((model(xc) - yc) ** 2).mean().backward()
+    for p, q in zip(ref.parameters(), model.module.parameters()):
+        assert q.grad.device.type == "cuda"
+        assert np.abs(p.grad.numpy() - q.grad.numpy()).max() < 1e-12
+
+
 def rank_main(scenario):
     import eagerad
     from eagerad import distributed as dist
@@ -252,6 +284,9 @@ def rank_main(scenario):
         _no_sync(dist, eagerad, DDP, rank, n)
         _mindspore_spelling(dist, eagerad, rank, n)
         print(f"rank {rank}: all checks passed", flush=True)
+    elif scenario == "cuda":
+        _cuda(dist, eagerad, DDP, rank, n)
+        print(f"rank {rank}: cuda checks passed", flush=True)
     elif scenario in ("raise", "kill"):
         x, y = _data()
         model = DDP(_mlp(eagerad, 0))

@@ -105,8 +105,9 @@ def _check_tensor(t, what, name="tensor"):
 
 def buffer(t, write=True, device_ok=True):
     """``(array for MPI, finish)``: ``t``'s own array when MPI can use it in place, else a
-    contiguous host copy (always a host array unless ``device_ok`` and MPI is CUDA-aware); ``finish()`` writes a copy back into ``t`` (when ``write``) and
-    bumps ``t``'s version so autograd sees the change.
+    contiguous host copy (a host array unless ``device_ok`` and MPI is CUDA-aware);
+    ``finish()`` writes a copy back into ``t`` (when ``write``) and bumps ``t``'s version
+    so autograd sees the change.
 
     >>> t = eagerad.tensor([[1.0, 2.0], [3.0, 4.0]]).T
     >>> buf, finish = buffer(t); buf.flags.c_contiguous, buf is t._data
