@@ -16,11 +16,8 @@ environment sets ``EAGERAD_MPI_CUDA_AWARE=1``; the ``mpich`` wheels are not CUDA
 Any dtype eagerad has: bool reduces with logical or (sum, max) and logical and (min,
 product); ``mean`` needs a floating or complex dtype.
 
->>> from eagerad.distributed import process_group as pg
->>> pg.init_process_group()
 >>> t = eagerad.tensor([1.0, 2.0]); all_reduce(t, op="mean"); t.tolist()
 [1.0, 2.0]
->>> pg.destroy_process_group()
 """
 import hashlib
 import os
@@ -138,9 +135,7 @@ def agree(g, what, signature):
     arguments): one all-gather of a 16-byte digest; on a mismatch every rank raises a
     ValueError listing each rank's signature.
 
-    >>> from eagerad.distributed import process_group as pg
-    >>> pg.init_process_group(); agree(pg.group(), "all_reduce", "shape (2,) float32")
-    >>> pg.destroy_process_group()
+    >>> agree(pg.group(), "all_reduce", "shape (2,) float32")
     """
     if g["size"] == 1:
         return
@@ -176,11 +171,8 @@ def _run(g, request, what, finish, keep, async_op):
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduce ``tensor`` across ranks in place (every rank gets the result).
 
-    >>> from eagerad.distributed import process_group as pg
-    >>> pg.init_process_group()
     >>> t = eagerad.tensor([3, 1]); w = all_reduce(t, "max", async_op=True); w.wait(), t.tolist()
     (True, [3, 1])
-    >>> pg.destroy_process_group()
     """
     what = "all_reduce"
     _check_tensor(tensor, what)
@@ -200,11 +192,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
 def broadcast(tensor, src=0, group=None, async_op=False):
     """Copy rank ``src``'s ``tensor`` into ``tensor`` on every rank.
 
-    >>> from eagerad.distributed import process_group as pg
-    >>> pg.init_process_group()
     >>> t = eagerad.tensor([5.0]); broadcast(t, src=0); t.tolist()
     [5.0]
-    >>> pg.destroy_process_group()
     """
     what = "broadcast"
     _check_tensor(tensor, what)
@@ -214,6 +203,13 @@ def broadcast(tensor, src=0, group=None, async_op=False):
     agree(g, what, f"{describe(tensor)} src {src}")
     buf, finish = buffer(tensor)
     return _run(g, g["comm"].Ibcast(buf, root=src), what, finish, (buf,), async_op)
+
+
+def _pair(what, a, a_name, b, b_name):
+    """Check that both arguments are tensors; the group."""
+    _check_tensor(a, what, a_name)
+    _check_tensor(b, what, b_name)
+    return _group()
 
 
 def _gathered(g, what, output_shape, inp, out_dtype):
@@ -229,16 +225,11 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     """Concatenate every rank's ``input_tensor`` along dimension 0 into ``output_tensor``
     (a 0-d input gives one element per rank).
 
-    >>> from eagerad.distributed import process_group as pg
-    >>> pg.init_process_group()
     >>> out = eagerad.zeros(2); all_gather_into_tensor(out, eagerad.tensor([1.0, 2.0])); out.tolist()
     [1.0, 2.0]
-    >>> pg.destroy_process_group()
     """
     what = "all_gather_into_tensor"
-    _check_tensor(output_tensor, what, "output_tensor")
-    _check_tensor(input_tensor, what, "input_tensor")
-    g = _group()
+    g = _pair(what, output_tensor, "output_tensor", input_tensor, "input_tensor")
     _gathered(g, what, output_tensor.shape, input_tensor, output_tensor.dtype)
     agree(g, what, describe(input_tensor))
     send, _ = buffer(input_tensor, write=False)
@@ -250,11 +241,8 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     """Fill ``tensor_list[r]`` with rank r's ``tensor`` (one tensor per rank, each of
     ``tensor``'s shape and dtype).
 
-    >>> from eagerad.distributed import process_group as pg
-    >>> pg.init_process_group()
     >>> out = [eagerad.zeros(2)]; all_gather(out, eagerad.tensor([1.0, 2.0])); out[0].tolist()
     [1.0, 2.0]
-    >>> pg.destroy_process_group()
     """
     what = "all_gather"
     _check_tensor(tensor, what)
@@ -289,22 +277,22 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     """Reduce ``input`` (``world_size * n`` rows) across ranks and give rank r rows
     ``r*n ... (r+1)*n - 1`` of the result in ``output``.
 
-    >>> from eagerad.distributed import process_group as pg
-    >>> pg.init_process_group()
     >>> out = eagerad.zeros(2); reduce_scatter_tensor(out, eagerad.tensor([1.0, 2.0])); out.tolist()
     [1.0, 2.0]
-    >>> pg.destroy_process_group()
     """
     what = "reduce_scatter_tensor"
-    _check_tensor(output, what, "output")
-    _check_tensor(input, what, "input")
-    g = _group()
+    g = _pair(what, output, "output", input, "input")
     mop = mpi_op(op, input.dtype, what)
     if input.ndim == 0:
         raise ValueError(f"{what}: input must have at least one dimension, got a 0-d tensor")
     _gathered(g, what, input.shape, output, input.dtype)
     agree(g, what, f"{describe(input)} op {op}")
     send, _ = buffer(input, write=False, device_ok=False)
+    return _reduce_scatter(g, what, send, output, op, mop, async_op)
+
+
+def _reduce_scatter(g, what, send, output, op, mop, async_op):
+    """Start the reduce-scatter of host array ``send`` (one block per rank) into ``output``."""
     recv, write_back = buffer(output, device_ok=False)
 
     def finish():
@@ -319,11 +307,8 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     """Reduce ``input_list[r]`` across ranks into rank r's ``output`` (one input per rank,
     each of ``output``'s shape and dtype).
 
-    >>> from eagerad.distributed import process_group as pg
-    >>> pg.init_process_group()
     >>> out = eagerad.zeros(2); reduce_scatter(out, [eagerad.tensor([1.0, 2.0])]); out.tolist()
     [1.0, 2.0]
-    >>> pg.destroy_process_group()
     """
     what = "reduce_scatter"
     _check_tensor(output, what, "output")
@@ -332,21 +317,13 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     mop = mpi_op(op, output.dtype, what)
     agree(g, what, f"{describe(output)} op {op}")
     send = np.stack([backend.get(t.device.type).to_numpy(t._data) for t in input_list])
-    recv, write_back = buffer(output, device_ok=False)
-
-    def finish():
-        if is_mean(op):
-            np.divide(recv, g["size"], out=recv)
-        write_back()
-    return _run(g, g["comm"].Ireduce_scatter_block(send, recv, op=mop), what, finish,
-                (send, recv), async_op)
+    return _reduce_scatter(g, what, send, output, op, mop, async_op)
 
 
 def barrier(group=None, async_op=False, device_ids=None):
     """Wait until every rank reaches the barrier (with the group's watchdog).
 
-    >>> from eagerad.distributed import process_group as pg
-    >>> pg.init_process_group(); barrier(); pg.destroy_process_group()
+    >>> barrier()
     """
     g = _group()
     return _run(g, g["comm"].Ibarrier(), "barrier", None, (), async_op)

@@ -11,13 +11,10 @@ is the mean over the ranks, so the optimizer steps stay identical on every rank.
 ``state_dict()`` has PyTorch's ``module.`` prefix; ``ddp.module.state_dict()`` is the
 bare model's.
 
->>> from eagerad.distributed import process_group as pg
->>> pg.init_process_group()
 >>> net = DistributedDataParallel(eagerad.nn.Linear(2, 1))
 >>> net(eagerad.ones(4, 2)).sum().backward()
 >>> net.module.weight.grad.tolist()
 [[4.0, 4.0]]
->>> pg.destroy_process_group()
 """
 import contextlib
 
@@ -36,11 +33,9 @@ class DistributedDataParallel(Cell):
     frozen parameters (running statistics) before each forward.  ``device_ids`` and
     ``output_device`` are accepted for PyTorch's signature (the module stays where it is).
 
-    >>> from eagerad.distributed import process_group as pg
-    >>> pg.init_process_group(); ddp = DistributedDataParallel(eagerad.nn.Linear(3, 2))
+    >>> ddp = DistributedDataParallel(eagerad.nn.Linear(3, 2))
     >>> type(ddp.module).__name__, [n for n, _ in ddp.named_parameters()]
     ('Linear', ['module.weight', 'module.bias'])
-    >>> pg.destroy_process_group()
     """
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0,
@@ -72,11 +67,8 @@ class DistributedDataParallel(Cell):
     def forward(self, *inputs, **kwargs):
         """Run the module; prepare the gradient all-reduce of the following backward.
 
-        >>> from eagerad.distributed import process_group as pg
-        >>> pg.init_process_group()
         >>> DistributedDataParallel(eagerad.nn.Linear(2, 1, bias=False))(eagerad.ones(1, 2)).shape
         (1, 1)
-        >>> pg.destroy_process_group()
         """
         if self.broadcast_buffers:
             for p in self._frozen:
@@ -92,13 +84,11 @@ class DistributedDataParallel(Cell):
         the local gradients in ``.grad``; the first backward after the block averages the
         accumulated sum (gradient accumulation with one communication).
 
-        >>> from eagerad.distributed import process_group as pg
-        >>> pg.init_process_group(); ddp = DistributedDataParallel(eagerad.nn.Linear(1, 1))
+        >>> ddp = DistributedDataParallel(eagerad.nn.Linear(1, 1))
         >>> with ddp.no_sync():
         ...     ddp(eagerad.ones(1, 1)).sum().backward()
         >>> ddp(eagerad.ones(1, 1)).sum().backward(); ddp.module.bias.grad.tolist()
         [2.0]
-        >>> pg.destroy_process_group()
         """
         previous = self.require_backward_grad_sync
         self.require_backward_grad_sync = False

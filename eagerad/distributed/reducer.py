@@ -16,13 +16,10 @@ Parameters no output depends on: with ``find_unused_parameters=True`` they count
 ready at once (contributing zeros) and a parameter no rank used keeps its ``.grad``;
 without it they make ``prepare`` raise, naming them.
 
->>> from eagerad.distributed import process_group as pg
->>> pg.init_process_group()
 >>> w = eagerad.nn.Parameter(eagerad.tensor([1.0, 2.0]), name="w")
 >>> r = Reducer([w], ["w"], pg.group(), 1 << 20, False)
 >>> loss = (w * w).sum(); r.prepare(loss); loss.backward(); w.grad.tolist()
 [2.0, 4.0]
->>> pg.destroy_process_group()
 """
 import sys
 
@@ -126,12 +123,9 @@ class Reducer:
     """Buckets ``params`` (the order reversed, ``cap_bytes`` each) and averages their
     gradients during each backward that follows a ``prepare`` (see the module).
 
-    >>> from eagerad.distributed import process_group as pg
-    >>> pg.init_process_group()
     >>> ps = [eagerad.nn.Parameter(eagerad.zeros(3)) for _ in range(3)]
     >>> [b.members for b in Reducer(ps, ["a", "b", "c"], pg.group(), 24, False).buckets]
     [[2, 1], [0]]
-    >>> pg.destroy_process_group()
     """
 
     def __init__(self, params, names, group, cap_bytes, find_unused):
@@ -155,8 +149,6 @@ class Reducer:
         it any more (the gradients that were views of it are gone: ``zero_grad()`` set
         them to None), else a new one.  Reuse saves the page faults of a fresh buffer.
 
-        >>> from eagerad.distributed import process_group as pg
-        >>> pg.init_process_group()
         >>> w = eagerad.nn.Parameter(eagerad.ones(2)); r = Reducer([w], ["w"], pg.group(), 64, False)
         >>> for _ in range(2):
         ...     loss = (w * 3).sum(); r.prepare(loss); loss.backward()
@@ -165,7 +157,6 @@ class Reducer:
         False
         >>> w.grad = None; id(r.buffer(0)) == first
         True
-        >>> pg.destroy_process_group()
         """
         spare = self.spare[b_index]
         # references: the spare list, ``spare`` and getrefcount's argument
