@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from . import process_group as pg
 from .buckets import allreduce_arrays
 from .collectives import agree, describe
-from .parallel_context import get_auto_parallel_context
+from .parallel_context import ParallelMode, get_auto_parallel_context
 
 
 class DistributedGradReducer(Cell):
@@ -71,3 +71,20 @@ class DistributedGradReducer(Cell):
             t._face = getattr(grad, "_face", None)
             out.append(t)
         return tuple(out)
+
+
+def grad_reducer_for(parameters):
+    """What a MindSpore training wrapper (``TrainOneStepCell``) applies to its gradients:
+    a ``DistributedGradReducer`` over ``parameters`` when the auto-parallel context says
+    ``DATA_PARALLEL``, else the identity.
+
+    >>> grad_reducer_for([])((eagerad.ones(1),))[0].tolist()
+    [1.0]
+    """
+    if get_auto_parallel_context("parallel_mode") == ParallelMode.DATA_PARALLEL:
+        return DistributedGradReducer(parameters)
+    return _identity
+
+
+def _identity(grads):
+    return grads

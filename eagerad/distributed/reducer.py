@@ -39,10 +39,12 @@ def _host(t):
 
 
 class _Pass:
-    """The state of one backward: what is still awaited and the buffers being filled."""
+    """The state of one backward: what is still awaited and the buffers being filled.
+    Nothing talks to MPI before the first gradient arrives, so a forward that is never
+    differentiated (an evaluation on one rank) leaves the ranks in step."""
 
-    def __init__(self, reducer, counts, used):
-        self.reducer, self.initial, self.used = reducer, dict(counts), used
+    def __init__(self, reducer, counts):
+        self.reducer, self.initial = reducer, dict(counts)
         self.reset()
 
     def reset(self):
@@ -55,14 +57,29 @@ class _Pass:
         self.next_launch = 0
         self.complete = False
         self.arrived = False
+        self.used = None
+
+    def start(self):
+        """The first gradient arrived: share which parameters each rank used (with
+        ``find_unused_parameters``), then count this rank's unused ones as ready."""
+        r = self.reducer
+        self.arrived = True
+        if r.find_unused:
+            mask = np.zeros(len(r.params), np.uint8)
+            mask[list(self.initial)] = 1
+            MPI, g = mpi(), r.group
+            self.used = (Work(g["comm"].Iallreduce(MPI.IN_PLACE, mask, op=MPI.MAX),
+                              "find_unused_parameters mask", g["rank"], g["timeout"],
+                              keep=(mask,), engine=g["engine"]), mask)
         for i in range(len(r.params)):
-            if i not in self.remaining:     # unused here: ready from the start
+            if i not in self.initial:     # unused here: contributes what .grad holds, or 0
                 self.ready(i)
 
     def arrive(self, i, grad):
         if self.complete:
             self.reset()         # a second backward through a retained graph
-        self.arrived = True
+        if not self.arrived:
+            self.start()
         if grad is not None:
             g = _host(grad)
             prev = self.local.get(i)
@@ -203,16 +220,7 @@ class Reducer:
                 f"{[self.names[i] for i in unused]} took no part in computing the forward's "
                 "outputs, so they would get no gradient to average; pass "
                 "find_unused_parameters=True (or freeze them with requires_grad_(False))")
-        used = None
-        if self.find_unused:
-            mask = np.zeros(len(self.params), np.uint8)
-            mask[list(counts)] = 1
-            MPI = mpi()
-            g = self.group
-            used = (Work(g["comm"].Iallreduce(MPI.IN_PLACE, mask, op=MPI.MAX),
-                         "find_unused_parameters mask", g["rank"], g["timeout"], keep=(mask,),
-                         engine=g["engine"]), mask)
-        state = self.current = _Pass(self, counts, used)
+        state = self.current = _Pass(self, counts)
         for node, hits in wrapped:
             node.backward_fn = _wrap(node.backward_fn, hits, state, self)
 
