@@ -186,7 +186,7 @@ def _no_sync(dist, eagerad, DDP, rank, n):
 
 def _mindspore_spelling(dist, eagerad, rank, n):
     from eagerad.distributed import communication, parallel_context as pc
-    from eagerad.distributed.grad_reducer import DistributedGradReducer
+    from eagerad.distributed.grad_reducer import DistributedGradReducer, grad_reducer_for
     pc.set_auto_parallel_context(parallel_mode=pc.ParallelMode.DATA_PARALLEL, gradients_mean=True,
                                  device_num=communication.get_group_size())
     x, y = _data()
@@ -207,7 +207,14 @@ def _mindspore_spelling(dist, eagerad, rank, n):
             o_net(reducer(step_net(x[mine], y[mine])[1]))
         _same_everywhere(dist, eagerad, net.trainable_params(), f"mindspore {name}")
         _close(ref.trainable_params(), net.trainable_params(), f"mindspore {name}")
+    params = net.trainable_params()
+    assert isinstance(grad_reducer_for(params), DistributedGradReducer)
+    summed = DistributedGradReducer(params, mean=False)(
+        tuple(eagerad.ones_like(p) * (rank + 1) for p in params))
+    for p, t in zip(params, summed):
+        assert np.array_equal(t.numpy(), np.full(p.shape, n * (n + 1) / 2)) and t.dtype == p.dtype
     pc.reset_auto_parallel_context()
+    assert grad_reducer_for(params)(summed) is summed       # stand-alone: the identity
 
 
 def _collectives(dist, eagerad, rank, n):
