@@ -36,7 +36,7 @@ def all_finite(inputs):
     """Tensor(True) when no element of the tensor(s) is inf or nan.
 
     >>> all_finite(eagerad.Tensor([1.0, 2.0]))
-    Tensor(shape=[], dtype=Bool, value= True)
+    tensor(True)
     """
     for i, t in enumerate(_leaves(inputs)):
         if not isinstance(t, Tensor):

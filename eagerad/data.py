@@ -74,7 +74,7 @@ def default_collate(samples):
     lists and dicts element by element (PyTorch's ``default_collate``).
 
     >>> default_collate([(1.0, {'a': 2}), (3.0, {'a': 4})])
-    (Tensor(shape=[2], dtype=Float64, value= [ 1.00000000e+00  3.00000000e+00]), {'a': Tensor(shape=[2], dtype=Int64, value= [2 4])})
+    (tensor([1., 3.], dtype=eagerad.float64), {'a': tensor([2, 4])})
     """
     first = samples[0]
     if isinstance(first, dict):
@@ -193,7 +193,7 @@ class _Pipeline:
         """Rows (or batches) as lists of Tensors, one per column.
 
         >>> next(NumpySlicesDataset((np.ones(2), np.zeros(2)), shuffle=False).create_tuple_iterator())
-        [Tensor(shape=[], dtype=Float64, value= 1), Tensor(shape=[], dtype=Float64, value= 0)]
+        [tensor(1., dtype=eagerad.float64), tensor(0., dtype=eagerad.float64)]
         """
         for row in self._iterate():
             yield [np.asarray(c) if output_numpy else Tensor(np.asarray(c)) for c in row]

@@ -1,40 +1,25 @@
-"""How tensors print: PyTorch's format or MindSpore's, chosen by the face the code speaks.
+"""How tensors print: PyTorch's format and MindSpore's, as functions of a tensor.
 
-eagerad has one Tensor class but two faces.  A tensor prints the way the framework
-whose spelling created it prints:
-
-* every tensor is stamped, when it is made, with the *current face*;
-* user code (not eagerad's own modules) sets the current face by the spelling it uses:
-  ``eagerad.tensor``, ``as_tensor``, ``rand``, ``randn``, ``randint``, ``empty``, a
-  creator called with ``requires_grad=True`` and ``eagerad.manual_seed`` speak PyTorch;
-  ``Tensor(...)``, ``eagerad.set_seed`` and ``ops.randn``/``ops.rand``/``ops.randint``
-  speak MindSpore (the face before anything is said), and so does instantiating a
-  user's ``nn.Cell`` that writes ``construct`` (``forward``: PyTorch); ``zeros``, ``ones``, ``arange``
-  and the like, which both frameworks spell alike, keep the current face;
-* ``nn.Parameter(data)`` prints in ``data``'s face;
-* results of ops are made while that face is current, so they inherit it.
-
-``eagerad.set_printoptions(style='torch' | 'mindspore')`` forces one style for every
-tensor (``style='auto'`` restores the rule above); ``precision``, ``threshold``,
+Which one a tensor uses is its face's choice (``eagerad.face``): ``eagerad.torch``'s
+tensors print as PyTorch does, ``eagerad.mindspore``'s as MindSpore does, and the
+engine's own (``import eagerad``) in PyTorch's layout with eagerad's dtype names.
+``eagerad.set_printoptions(style=...)`` forces one face's style on every tensor
+(``style='auto'`` restores each tensor's own); ``precision``, ``threshold``,
 ``edgeitems``, ``linewidth`` and ``sci_mode`` are PyTorch's options of the same names.
 
 >>> import eagerad
->>> set_printoptions(style='torch')
 >>> eagerad.tensor([1.0, 2.5]), eagerad.zeros(2, dtype=eagerad.float64)
-(tensor([1.0000, 2.5000]), tensor([0., 0.], dtype=torch.float64))
->>> set_printoptions(style='auto')
+(tensor([1.0000, 2.5000]), tensor([0., 0.], dtype=eagerad.float64))
 """
 import math
-import sys
 
 import numpy as np
 
 from . import dtype as dt
 from .device import default_device
+from .face import FACES
 
-FACES = ("torch", "mindspore")
-CURRENT = ["mindspore"]     # the face new tensors are stamped with
-FORCED = [None]             # the style set_printoptions forces on every tensor, or None
+FORCED = [None]             # the face whose style set_printoptions forces on every tensor, or None
 _OPTIONS = {"precision": 4, "threshold": 1000, "edgeitems": 3,
             "linewidth": 80, "sci_mode": None}
 _PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
@@ -43,19 +28,20 @@ _PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
                      profile=None, sci_mode=None, style=None):
-    """PyTorch's ``torch.set_printoptions`` plus ``style``: ``'torch'`` or ``'mindspore'``
+    """PyTorch's ``torch.set_printoptions`` plus ``style``: the name of a face
+    (``'torch'``, ``'mindspore'``, ``'eagerad'``; a face module must have been imported)
     prints every tensor that way, ``'auto'`` (the default) follows each tensor's face.
 
-    >>> set_printoptions(precision=2, style='torch')
+    >>> set_printoptions(precision=2)
     >>> import eagerad; eagerad.tensor([1 / 3])
     tensor([0.33])
     >>> set_printoptions(profile='default', style='auto')
     """
     if style is not None:
-        if style not in FACES + ("auto",):
-            raise ValueError(f"set_printoptions: style must be 'torch', 'mindspore' or 'auto', "
-                             f"got {style!r}")
-        FORCED[0] = None if style == "auto" else style
+        if style != "auto" and style not in FACES:
+            raise ValueError(f"set_printoptions: style must be 'auto' or the name of an imported "
+                             f"face ({', '.join(sorted(FACES))}), got {style!r}")
+        FORCED[0] = None if style == "auto" else FACES[style]
     if profile is not None:
         if profile not in _PROFILES:
             raise ValueError(f"set_printoptions: profile must be one of {sorted(_PROFILES)}, "
@@ -72,34 +58,15 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
         _OPTIONS["sci_mode"] = sci_mode
 
 
-def internal(depth):
-    """Whether the code ``depth`` frames above the caller is eagerad's own (its modules
-    and their doctests)."""
-    name = sys._getframe(depth + 1).f_globals.get("__name__", "")
-    return name == "eagerad" or name.startswith("eagerad.")
-
-
-def speak(face, depth=2):
-    """Make ``face`` current when the caller ``depth`` frames up is user code (eagerad's
-    own modules, doctests included, never switch the face)."""
-    if not internal(depth):
-        CURRENT[0] = face
-
-
-def style_of(t):
-    """The style ``t`` prints in: the forced one, else the face it was made under."""
-    return FORCED[0] or t._face
-
-
 # ------------------------------------------------------------------ PyTorch format
 
-def torch_dtype(dtype):
-    """PyTorch's printed name of a dtype.
+def torch_dtype(dtype, module="torch"):
+    """PyTorch's printed name of a dtype (``module`` names the namespace).
 
-    >>> torch_dtype(dt.float64), torch_dtype(dt.bool_)
-    ('torch.float64', 'torch.bool')
+    >>> torch_dtype(dt.float64), torch_dtype(dt.bool_, "eagerad")
+    ('torch.float64', 'eagerad.bool')
     """
-    return f"torch.{'bool' if dtype == dt.bool_ else dtype.name}"
+    return f"{module}.{'bool' if dtype == dt.bool_ else dtype.name}"
 
 
 class _Formatter:
@@ -195,8 +162,9 @@ def grad_fn_name(node):
     return name if name else f"{node.name}0"
 
 
-def torch_repr(t, prefix="tensor("):
-    """``t`` as PyTorch prints it: ``tensor([1., 2.], grad_fn=<MulBackward0>)``.
+def torch_repr(t, prefix="tensor(", module="torch"):
+    """``t`` as PyTorch prints it: ``tensor([1., 2.], grad_fn=<MulBackward0>)``
+    (``module`` is the namespace in dtype names: ``torch.float64``).
 
     >>> import eagerad
     >>> torch_repr(eagerad.tensor([[0.1, 0.2]]))
@@ -214,11 +182,11 @@ def torch_repr(t, prefix="tensor("):
         if arr.ndim != 1:
             suffixes.append(f"size={tuple(arr.shape)}")
         if arr.dtype != dt.default_float:
-            suffixes.append(f"dtype={torch_dtype(arr.dtype)}")
+            suffixes.append(f"dtype={torch_dtype(arr.dtype, module)}")
         body = "[]"
     else:
         if not default:
-            suffixes.append(f"dtype={torch_dtype(arr.dtype)}")
+            suffixes.append(f"dtype={torch_dtype(arr.dtype, module)}")
         summarize = arr.size > _OPTIONS["threshold"]
         fmt = _Formatter(_summarized(arr, _OPTIONS["edgeitems"]) if summarize else arr)
         body = _body(arr, indent, summarize, fmt)

@@ -62,7 +62,8 @@ def load_checkpoint(ckpt_file_name):
     >>> import os, tempfile; path = os.path.join(tempfile.mkdtemp(), 'w.ckpt')
     >>> save_checkpoint([{'name': 'w', 'data': Tensor([1, 2])}], path)
     >>> load_checkpoint(path)['w']
-    Parameter (name=w, shape=(2,), dtype=Int64, requires_grad=True)
+    Parameter containing:
+    tensor([1, 2], requires_grad=True)
     """
     if not os.path.isfile(ckpt_file_name):
         raise FileNotFoundError(f"load_checkpoint: no checkpoint file at {ckpt_file_name!r}")

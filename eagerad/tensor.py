@@ -17,7 +17,8 @@ import numpy as np
 
 from . import backend, dtype as dt
 from .device import CPU, as_device
-from .printing import CURRENT, FORCED, internal, mindspore_repr, speak, style_of, torch_repr
+from .face import Face, Shape
+from .printing import FORCED, torch_repr
 
 
 # Functions of the layers above that Tensor calls back into (they register themselves on
@@ -87,41 +88,21 @@ _NON_LEAF_GRAD = (
     "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
-class Shape(tuple):
-    """PyTorch's ``torch.Size``: a tuple of dimensions that prints as ``torch.Size([2, 3])``.
-    The shape of a tensor of the PyTorch face is one; MindSpore's shapes are plain tuples.
-
-    >>> Shape((2, 3)), Shape((2, 3)) == (2, 3), Shape([4]).numel()
-    (torch.Size([2, 3]), True, 4)
-    """
-
-    def __repr__(self):
-        return f"torch.Size({list(self)})"
-
-    def __format__(self, spec):
-        # eagerad's own messages show shapes as tuples whatever the face
-        return format(tuple(self) if internal(1) else repr(self), spec)
-
-    def numel(self):
-        """Element count of a tensor of this shape (PyTorch's ``Size.numel``)."""
-        return math.prod(self)
-
-
 class Size(int):
     """Element count that also answers PyTorch's ``t.size()`` / ``t.size(dim)``.
 
     >>> s = Tensor([[1, 2, 3], [4, 5, 6]]).size
     >>> int(s), s(), s(1)
-    (6, torch.Size([2, 3]), 3)
+    (6, (2, 3), 3)
     """
 
     def __new__(cls, shape):
         obj = int.__new__(cls, math.prod(int(n) for n in shape))   # np.prod costs ~5 us
-        obj.shape = shape
+        obj.shape = shape   # the tensor's shape, of its face's type
         return obj
 
     def __call__(self, dim=None):
-        return Shape(self.shape) if dim is None else self.shape[dim]
+        return self.shape if dim is None else self.shape[dim]
 
 
 class Tensor:
@@ -131,7 +112,7 @@ class Tensor:
     adds ``requires_grad`` and ``device`` (PyTorch style).
 
     >>> Tensor([1.0, 2.0]) * 2
-    Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00  4.00000000e+00])
+    tensor([2., 4.])
     """
     __slots__ = ("_data", "_device", "_requires_grad", "grad_fn", "_version", "_face",
                  "__weakref__", "__dict__")
@@ -154,32 +135,33 @@ class Tensor:
             dtype = None
         elif data is None:
             raise TypeError("Tensor() needs data, e.g. Tensor([1.0, 2.0]) or Tensor(shape=(2, 3), dtype=...)")
-        if type(self) is Tensor:
-            speak("mindspore")      # MindSpore's spelling (see eagerad.printing)
         arr = _infer_array(data, dtype)
         dev = as_device(device) if device is not None else (
             data._device if isinstance(data, Tensor) else as_device(None))
-        self._init(backend.get(dev.type).from_numpy(arr) if dev.type != "cpu" else arr, dev)
+        self._init(backend.get(dev.type).from_numpy(arr) if dev.type != "cpu" else arr, dev,
+                   face=data._face if isinstance(data, Tensor) else NEUTRAL)
 
-    def _init(self, data, device, requires_grad=False, grad_fn=None, version=None):
+    def _init(self, data, device, requires_grad=False, grad_fn=None, version=None, face=None):
         self._data = data
         self._device = device
         self._requires_grad = requires_grad
         self.grad_fn = grad_fn
         self._version = version if version is not None else [0]
-        self._face = CURRENT[0]
+        self._face = face or NEUTRAL
 
     @staticmethod
-    def _make(data, device=CPU, requires_grad=False, grad_fn=None, version=None):
+    def _make(data, device=CPU, requires_grad=False, grad_fn=None, version=None, face=None):
         """Wrap a backend array without copying or checking (the fast internal path,
-        once per op: ``_init``'s assignments are spelled out to save a call)."""
+        once per op: ``_init``'s assignments are spelled out to save a call).  ``face``
+        is the stamp of the tensor (see ``eagerad.face``): an op's result takes its
+        operands'."""
         t = _new(Tensor)
         t._data = data
         t._device = device
         t._requires_grad = requires_grad
         t.grad_fn = grad_fn
         t._version = version if version is not None else [0]
-        t._face = CURRENT[0]
+        t._face = face or NEUTRAL
         return t
 
     # ------------------------------------------------------------ metadata
@@ -190,10 +172,7 @@ class Tensor:
         >>> Tensor([[1, 2, 3], [4, 5, 6]]).shape
         (2, 3)
         """
-        s = self._data.shape
-        if (FORCED[0] or self._face) == "torch":
-            return Shape(s)
-        return s if type(s) is tuple else tuple(s)   # CUDA simulator shapes refuse s[-1]
+        return self._face.shape(self._data.shape)
 
     @property
     def dtype(self):
@@ -221,7 +200,7 @@ class Tensor:
         >>> t.size, t.size(1)
         (3, 3)
         """
-        return Size(self._data.shape)
+        return Size(self.shape)
 
     def numel(self):
         """Element count as a plain int (PyTorch's ``numel``).
@@ -271,7 +250,7 @@ class Tensor:
         """A new tensor (a copy of ``data``) with this tensor's dtype and device unless given.
 
         >>> Tensor([1.0]).new_tensor([2, 3])
-        Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00  3.00000000e+00])
+        tensor([2., 3.])
         """
         return tensor(data, dtype or self.dtype, requires_grad, device or self._device)
 
@@ -279,7 +258,7 @@ class Tensor:
         """``size`` filled with ``fill_value``, this tensor's dtype and device unless given.
 
         >>> Tensor([1], dtype='int32').new_full((2,), 7)
-        Tensor(shape=[2], dtype=Int32, value= [7 7])
+        tensor([7, 7], dtype=eagerad.int32)
         """
         return full(size, fill_value, dtype or self.dtype, device or self._device, requires_grad)
 
@@ -326,7 +305,8 @@ class Tensor:
         >>> a.tolist(), b.tolist()
         ([1.0, 2.0], [5.0, 2.0])
         """
-        return Tensor._make(backend.get(self._device.type).copy(self._data), self._device)
+        return Tensor._make(backend.get(self._device.type).copy(self._data), self._device,
+                            face=self._face)
 
     @property
     def device(self):
@@ -382,7 +362,7 @@ class Tensor:
 
         >>> x = tensor([3.0], requires_grad=True)
         >>> (x * x).sum().backward(); x.grad
-        Tensor(shape=[1], dtype=Float32, value= [ 6.00000000e+00])
+        tensor([6.])
         """
         grad = self._grad
         if grad is None and self.grad_fn is not None and not self._retains_grad:
@@ -405,7 +385,7 @@ class Tensor:
         >>> x.data.requires_grad
         False
         """
-        return Tensor._make(self._data, self._device)
+        return Tensor._make(self._data, self._device, face=self._face)
 
     @data.setter
     def data(self, value):
@@ -548,7 +528,7 @@ class Tensor:
         >>> (x * 2).detach().requires_grad
         False
         """
-        return Tensor._make(self._data, self._device, version=self._version)
+        return Tensor._make(self._data, self._device, version=self._version, face=self._face)
 
     def __getstate__(self):
         # values on the host plus the user's attributes (a Parameter's name); graph fields
@@ -594,11 +574,12 @@ class Tensor:
 
     # ------------------------------------------------------------- printing
     def __str__(self):
-        """PyTorch's face prints its repr; MindSpore's prints the values as numpy does."""
-        return torch_repr(self) if style_of(self) == "torch" else str(self.numpy())
+        """As the tensor's face prints it (PyTorch's face prints its repr; MindSpore's
+        the values as numpy does)."""
+        return (FORCED[0] or self._face).str(self)
 
     def __repr__(self):
-        return torch_repr(self) if style_of(self) == "torch" else mindspore_repr(self)
+        return (FORCED[0] or self._face).repr(self)
 
 
 # ------------------------------------------------------------ numpy protocols
@@ -753,7 +734,7 @@ class Parameter(Tensor):
         self._init(backend.get(dev.type).from_numpy(data) if dev.type != "cpu" else data, dev,
                    bool(requires_grad))
         if isinstance(default_input, Tensor):
-            self._face = default_input._face    # nn.Parameter(torch.randn(2)) prints PyTorch's way
+            self._face = default_input._face    # nn.Parameter(torch.randn(2)) is a PyTorch tensor
         self.name = name
 
     def requires_grad_(self, requires_grad=True):
@@ -779,14 +760,14 @@ class Parameter(Tensor):
     def data(self, value):
         self.set_data(value)
 
-    def __repr__(self):
-        if style_of(self) == "torch":
-            return "Parameter containing:\n" + torch_repr(self)
-        return f"Parameter (name={self.name}, shape={tuple(self.shape)}, " \
-               f"dtype={dt.ms_name(self.dtype)}, requires_grad={self.requires_grad})"
 
-    def __str__(self):
-        return repr(self) if style_of(self) == "torch" else Tensor.__str__(self)
+def _neutral_repr(t):
+    """The engine's own printing: PyTorch's layout with eagerad's dtype names."""
+    text = torch_repr(t, module="eagerad")
+    return "Parameter containing:\n" + text if isinstance(t, Parameter) else text
+
+
+NEUTRAL = Face("eagerad", repr=_neutral_repr, str=lambda t: str(t.numpy()))   # str: as numpy (and JAX)
 
 
 class ParameterTuple(tuple):
@@ -814,7 +795,6 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     >>> tensor(1.0, requires_grad=True).requires_grad
     True
     """
-    speak("torch")          # PyTorch's spelling (see eagerad.printing)
     t = Tensor(data, dtype, device=device)
     if requires_grad:
         t.requires_grad_(True)
@@ -900,8 +880,6 @@ def _filled(shape, value, dtype, device, requires_grad):
     shape = tuple(int(s) for s in shape)
     if any(s < 0 for s in shape):
         raise ValueError(f"shape {shape} has a negative dimension")
-    if requires_grad:
-        speak("torch", 3)       # requires_grad= is PyTorch's spelling
     dev = as_device(device)
     dtype = dt.as_dtype(dtype) or _fill_dtype(value)
     if isinstance(value, Tensor):
@@ -926,7 +904,7 @@ def ones(*shape, dtype=None, device=None, requires_grad=False):
     """Ones of ``shape`` (float32 by default).
 
     >>> ones(2)
-    Tensor(shape=[2], dtype=Float32, value= [ 1.00000000e+00  1.00000000e+00])
+    tensor([1., 1.])
     """
     return _filled(shape, 1.0, dtype, device, requires_grad)
 
@@ -945,8 +923,11 @@ def _like(t, value, dtype, device, requires_grad):
     if device is None and not requires_grad:
         # t's shape and device need no checks (backward's seed, a missing output gradient)
         dtype = t.dtype if dtype is None else dt.as_dtype(dtype)
-        return Tensor._make(backend.get(t._device.type).full(t.shape, value, dtype), t._device)
-    return _filled(t.shape, value, dtype or t.dtype, device or t.device, requires_grad)
+        return Tensor._make(backend.get(t._device.type).full(tuple(t.shape), value, dtype),
+                            t._device, face=t._face)
+    out = _filled(tuple(t.shape), value, dtype or t.dtype, device or t.device, requires_grad)
+    out._face = t._face
+    return out
 
 
 def zeros_like(t, dtype=None, device=None, requires_grad=False):
@@ -1061,7 +1042,6 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
 
 
 def _random(kind, shape, dtype, device, requires_grad, *params):
-    speak("torch", 3)       # torch.rand/randn (MindSpore's are ops.rand/ops.randn)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     dev = as_device(device)
@@ -1097,7 +1077,6 @@ def set_seed(seed):
 
     >>> set_seed(0)
     """
-    CURRENT[0] = "mindspore"
     _seed_all(seed)
 
 
@@ -1109,7 +1088,6 @@ def manual_seed(seed):
     tensor([0.5000])
     >>> set_seed(0)
     """
-    CURRENT[0] = "torch"
     _seed_all(seed)
 
 
@@ -1157,7 +1135,6 @@ def randint(low=0, high=None, size=None, dtype=None, device=None, requires_grad=
         raise TypeError("randint: high is missing")
     if int(high) <= int(low):
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
-    speak("torch")
     size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
     dtype = dt.as_dtype(dtype) or dt.int64
     dev = as_device(device)
@@ -1185,7 +1162,6 @@ def empty(*shape, dtype=None, device=None, requires_grad=False):
     >>> empty(2, 3).shape
     (2, 3)
     """
-    speak("torch")
     return _filled(shape, 0.0, dtype, device, requires_grad)
 
 
@@ -1207,7 +1183,6 @@ def as_tensor(data, dtype=None, device=None):
     >>> t.tolist(), as_tensor(t) is t, as_tensor([1, 2], dtype=dt.float32).dtype
     ([3.0, 0.0], True, dtype('float32'))
     """
-    speak("torch")
     dtype = dt.as_dtype(dtype)
     if isinstance(data, Tensor):
         if dtype is not None and dtype != data.dtype:

@@ -261,7 +261,7 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
 
     >>> x, y = eagerad.Tensor(1.0), eagerad.Tensor(2.0)
     >>> grad(lambda x, y: x ** 2 + y, grad_position=(0, 1))(x, y)
-    (Tensor(shape=[], dtype=Float32, value= 2), Tensor(shape=[], dtype=Float32, value= 1))
+    (tensor(2.), tensor(1.))
     >>> g = grad(lambda p: (p['w'] * p['b'][0]).sum())({'w': eagerad.ones(2), 'b': [eagerad.Tensor(3.0)]})
     >>> g['w'].tolist(), g['b'][0].item()
     ([3.0, 3.0], 2.0)
@@ -273,7 +273,7 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
     """Like ``grad`` but returns ``(fn's output, gradients)`` from one forward pass.
 
     >>> value_and_grad(lambda x: x * x)(eagerad.Tensor(3.0))
-    (Tensor(shape=[], dtype=Float32, value= 9), Tensor(shape=[], dtype=Float32, value= 6))
+    (tensor(9.), tensor(6.))
     """
     return _transform(fn, grad_position, weights, has_aux, return_ids, with_value=True)
 
@@ -290,7 +290,7 @@ class GradOperation(Primitive):
 
     >>> dx = GradOperation()(lambda x: x * x)(eagerad.Tensor([3.0]))
     >>> dx
-    Tensor(shape=[1], dtype=Float32, value= [ 6.00000000e+00])
+    tensor([6.])
     """
 
     def __init__(self, get_all=False, get_by_list=False, sens_param=False):

@@ -25,7 +25,7 @@ ROOT = pathlib.Path(eagerad.__file__).parent
 
 LAYERS = [
     {"backend"},
-    {"dtype", "device", "context", "printing"},
+    {"dtype", "device", "context", "printing", "face"},
     {"tensor"},
     {"autograd"},
     {"ops"},
@@ -34,6 +34,7 @@ LAYERS = [
     {"nn", "amp", "optim", "data", "serialization", "viz", "linalg", "cuda", "accelerator",
      "utils", "train", "distributed"},
     {"__init__"},
+    {"torch", "mindspore"},     # the faces: they may import everything, nothing imports them
 ]
 RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
 

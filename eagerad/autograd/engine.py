@@ -118,7 +118,7 @@ def backward(outputs, grad_outputs, retain_graph=None, create_graph=False, input
 
     >>> x = eagerad.tensor([1.0, 2.0], requires_grad=True)
     >>> backward([(x * x).sum()], [None], inputs=[x])
-    (Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00  4.00000000e+00]),)
+    (tensor([2., 4.]),)
     """
     if retain_graph is None:
         retain_graph = create_graph
@@ -156,6 +156,7 @@ def backward(outputs, grad_outputs, retain_graph=None, create_graph=False, input
             g = captured.get(_edge_of(t))
             if g is not None:
                 g = g if create_graph or not g._requires_grad else g.detach()
+                g._face = t._face       # a leaf's gradient speaks the leaf's face
                 t._grad = g if t._grad is None else t._grad + g
         return None
     result = []
@@ -164,6 +165,8 @@ def backward(outputs, grad_outputs, retain_graph=None, create_graph=False, input
         if g is None and not allow_unused:
             raise RuntimeError(f"inputs[{i}] (shape {t.shape}) was not used to compute the outputs; "
                                "pass allow_unused=True to get None for it")
+        if g is not None:
+            g._face = t._face   # a gradient speaks its input's face
         result.append(g)
     return tuple(result)
 
@@ -233,6 +236,7 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
             continue
         if not create_graph:
             g = g.detach() if g._requires_grad else g
+        g._face = leaf._face    # a leaf's gradient speaks the leaf's face
         leaf._grad = g if leaf._grad is None else leaf._grad + g
     return captured
 

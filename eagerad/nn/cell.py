@@ -23,7 +23,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..device import as_device
-from ..printing import speak
+from ..face import ambiguous
 from ..tensor import Parameter, Tensor
 from .inplace import assign
 from .hooks import KINDS, add_hook, call_with_hooks
@@ -46,13 +46,19 @@ class Cell:
     [2.0, 2.0]
     """
 
+    # What a face's base class sets (``eagerad.torch.nn.Module``, ``eagerad.mindspore.nn.Cell``);
+    # None: decided by the user's spelling, ``construct`` (MindSpore) or ``forward`` (PyTorch).
+    _face = None                # the face the cell's parameters are stamped with
+    _starts_training = None     # PyTorch's Modules start training, MindSpore's Cells not
+    _raw_grad_output = None     # MindSpore's backward hooks see construct's own output grads
+    _signature = None           # "torch"/"mindspore": whose signature a two-faced layer binds
+
     def __init__(self, auto_prefix=True, flags=None):
         self._registry()
         self.__dict__["_auto_prefix"] = auto_prefix
-        spelling = _spelling(type(self))
-        self.__dict__["training"] = spelling != "construct"
-        if spelling:        # a user's forward() speaks PyTorch, construct() MindSpore
-            speak("torch" if spelling == "forward" else "mindspore")
+        starts = type(self)._starts_training
+        self.__dict__["training"] = _spelling(type(self)) != "construct" if starts is None \
+            else starts
 
     def _registry(self):
         """The ordered name lists, created on first use (also if ``__init__`` was skipped)."""
@@ -68,11 +74,16 @@ class Cell:
         for registry in (params, cells):
             if name in registry:
                 registry.remove(name)
+        face = type(self)._face
         if isinstance(value, Parameter):
             if value.name is None:
                 value.name = name
+            if face is not None:
+                value._face = face
             params.append(name)
         elif isinstance(value, Cell):
+            if face is not None:
+                value._adopt_face(face)
             if self.__dict__.get("_auto_prefix", True):
                 for p in value.get_parameters():
                     p.name = f"{name}.{p.name}"
@@ -80,6 +91,37 @@ class Cell:
                 value.set_train(self.__dict__.get("training", False))
             cells.append(name)
         object.__setattr__(self, name, value)
+
+    def _adopt_face(self, face):
+        """Stamp the parameters of a child cell made by eagerad's own layers (which
+        have no face of their own) with the face of the cell it is attached to."""
+        if type(self)._face is None:
+            for p in self.get_parameters():
+                p._face = face
+            for name in self._registry()[1]:
+                getattr(self, name)._adopt_face(face)
+
+    def framework_default(self, argument, torch_value, mindspore_value):
+        """The default of ``argument`` where PyTorch's and MindSpore's differ: the face's
+        layer class says which (``_signature``); the engine's own layer raises.
+
+        >>> class Slope(Cell):
+        ...     _signature = "mindspore"
+        >>> Slope().framework_default("alpha", 0.01, 0.2)
+        0.2
+        """
+        face = type(self)._signature
+        if face is None:
+            raise ambiguous(f"nn.{type(self).__name__}() without {argument}=",
+                            f"{argument}={torch_value!r}", f"{argument}={mindspore_value!r}",
+                            f"pass {argument}=")
+        return torch_value if face == "torch" else mindspore_value
+
+    def raw_grad_output(self):
+        """Whether backward hooks see the gradient of ``construct``'s own output
+        (MindSpore) rather than of the output after forward hooks (PyTorch)."""
+        raw = type(self)._raw_grad_output
+        return _spelling(type(self)) == "construct" if raw is None else raw
 
     def __delattr__(self, name):
         params, cells = self._registry()

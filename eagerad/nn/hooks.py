@@ -28,7 +28,6 @@ from collections import OrderedDict
 
 from ..autograd.function import Function
 from ..checkpoint import checkpoint
-from ..printing import CURRENT
 from ..tensor import Tensor
 
 _ids = itertools.count()
@@ -128,7 +127,7 @@ def call_with_hooks(cell, args, kwargs):
         out = checkpoint(lambda *a: cell.construct(*a, **kwargs), *args)
     else:
         out = cell.construct(*args, **kwargs)
-    raw = backward and CURRENT[0] == "mindspore"
+    raw = backward and cell.raw_grad_output()
     if backward:
         n_inputs = sum(isinstance(a, Tensor) for a in args)
 

@@ -4,7 +4,7 @@ of its family, and installed as a Tensor method/operator here.
 >>> import eagerad
 >>> from eagerad import ops
 >>> ops.mul(eagerad.tensor([2.0]), 3.0)
-Tensor(shape=[1], dtype=Float32, value= [ 6.00000000e+00])
+tensor([6.])
 """
 import sys as _sys
 

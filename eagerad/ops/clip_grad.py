@@ -36,7 +36,7 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
     Differentiable like any op.
 
     >>> clip_by_global_norm(eagerad.Tensor([0.5, 0.25]), 1.0)  # norm < 1: unchanged
-    Tensor(shape=[2], dtype=Float32, value= [ 5.00000000e-01  2.50000000e-01])
+    tensor([0.5000, 0.2500])
     """
     single = isinstance(x, Tensor)
     tensors = (x,) if single else tuple(x)

@@ -15,7 +15,6 @@ import numbers
 import numpy as np
 
 from .. import dtype as dt
-from ..printing import speak
 from ..tensor import (arange as _arange, eye as _eye, full as _full, full_like as _full_like,
                       linspace as _linspace, ones as _ones, ones_like as _ones_like,
                       rand as _rand, randn as _randn, tensor as _tensor, zeros as _zeros,
@@ -133,7 +132,6 @@ def rand(*size, dtype=None, device=None, requires_grad=False, seed=None):
     >>> rand(2, 3).shape, rand((2,), seed=1).tolist() == rand(2, seed=1).tolist()
     ((2, 3), True)
     """
-    speak("mindspore")
     shape, dtype = _shape_and_dtype("rand", size, dtype)
     return _sample(_rand, "random", shape, dtype, device, requires_grad, seed)
 
@@ -146,7 +144,6 @@ def randn(*size, dtype=None, device=None, requires_grad=False, seed=None):
     >>> randn(4, dtype=eagerad.float64).dtype
     dtype('float64')
     """
-    speak("mindspore")
     shape, dtype = _shape_and_dtype("randn", size, dtype)
     return _sample(_randn, "standard_normal", shape, dtype, device, requires_grad, seed)
 

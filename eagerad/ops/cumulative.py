@@ -11,7 +11,7 @@ that work along named axes.
 
 >>> import eagerad
 >>> eagerad.ops.cumsum(eagerad.tensor([1.0, 2.0, 3.0]))
-Tensor(shape=[3], dtype=Float32, value= [ 1.00000000e+00  3.00000000e+00  6.00000000e+00])
+tensor([1., 3., 6.])
 """
 import collections
 import math

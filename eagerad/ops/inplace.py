@@ -150,7 +150,7 @@ def _snapshot(x, op):
 
 
 def _with_history(data, x):
-    old = Tensor._make(data, x._device, x._requires_grad, x.grad_fn)
+    old = Tensor._make(data, x._device, x._requires_grad, x.grad_fn, face=x._face)
     if x._out_index:           # (the defaults are class attributes: no instance dict)
         old._out_index = x._out_index
     if x._tangents is not None:

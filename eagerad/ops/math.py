@@ -5,7 +5,7 @@ Rules are written with the ops defined here, so they are differentiable again.
 >>> import eagerad
 >>> from eagerad import ops
 >>> ops.sin(eagerad.tensor([0.0]))
-Tensor(shape=[1], dtype=Float32, value= [ 0.00000000e+00])
+tensor([0.])
 """
 import numbers
 
@@ -347,7 +347,7 @@ def as_tensor(v, like=None):
     """Tensor for ``v``; plain data goes to ``like``'s device.
 
     >>> as_tensor([1, 2]), as_tensor(eagerad.ones(1)).shape
-    (Tensor(shape=[2], dtype=Int64, value= [1 2]), (1,))
+    (tensor([1, 2]), (1,))
     """
     if isinstance(v, Tensor):
         return v

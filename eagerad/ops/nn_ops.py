@@ -2,7 +2,7 @@
 
 >>> import eagerad
 >>> eagerad.ops.softmax(eagerad.tensor([1000.0, 1000.0]))
-Tensor(shape=[2], dtype=Float32, value= [ 5.00000000e-01  5.00000000e-01])
+tensor([0.5000, 0.5000])
 """
 import numpy as np
 

@@ -13,7 +13,6 @@ dtype('int64')
 import numpy as np
 
 from .. import dtype as dt
-from ..printing import speak
 from ..tensor import Tensor, randint as _randint
 from .registry import export
 
@@ -30,7 +29,6 @@ def randint(low, high, size, seed=None, *, dtype=None):
     >>> r = randint(1, 3, (100,)); sorted(set(r.tolist()))
     [1, 2]
     """
-    speak("mindspore")
     shape = (int(size),) if isinstance(size, (int, np.integer)) else tuple(int(s) for s in size)
     dtype = dt.as_dtype(dtype) or dt.int64
     if seed is not None:

@@ -2,7 +2,7 @@
 
 >>> import eagerad
 >>> eagerad.ops.sum(eagerad.ones(2, 3), axis=1)
-Tensor(shape=[2], dtype=Float32, value= [ 3.00000000e+00  3.00000000e+00])
+tensor([3., 3.])
 """
 from .. import dtype as dt
 from ..tensor import Tensor
@@ -157,8 +157,8 @@ def _extreme_fn(op, name):
     return fn
 
 
-max = export(_extreme_fn(_max, "max"), methods=("max", "amax"), aliases=("amax",))
-min = export(_extreme_fn(_min, "min"), methods=("min", "amin"), aliases=("amin",))
+max = export(_extreme_fn(_max, "max"), methods=("amax",), aliases=("amax",))
+min = export(_extreme_fn(_min, "min"), methods=("amin",), aliases=("amin",))
 amax, amin = max, min
 
 

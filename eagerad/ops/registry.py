@@ -257,6 +257,7 @@ def apply(op, args, kwargs):
             d = a._device
             if device is None:
                 device = d
+                face = a._face
             elif d is not device and d != device:
                 _device_of(op, args)   # raises, naming the argument
             arrays.append(a._data)
@@ -272,10 +273,11 @@ def apply(op, args, kwargs):
     else:
         out = op.forward(B, *arrays)
     if op.n_outputs == 1:
-        result = Tensor._make(out, device, version=args[0]._version if op.view else None)
+        result = Tensor._make(out, device, None, None, args[0]._version if op.view else None,
+                              face)
         outs = (result,)
     else:
-        result = outs = tuple(Tensor._make(o, device) for o in out)
+        result = outs = tuple(Tensor._make(o, device, face=face) for o in out)
     if grad_arg and grad_state.enabled:
         _record(op, args, kwargs, outs)
     if forward_ad.levels:

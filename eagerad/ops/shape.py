@@ -720,7 +720,7 @@ def to(x, device=None, dtype=None):
     """Copy to ``device`` and/or cast to ``dtype``; differentiable across devices.
 
     >>> to(eagerad.Tensor([1.5]), 'cpu', eagerad.float64)
-    Tensor(shape=[1], dtype=Float64, value= [ 1.50000000e+00])
+    tensor([1.5000], dtype=eagerad.float64)
     """
     if isinstance(device, (np.dtype, type)) and dtype is None:
         device, dtype = None, device
