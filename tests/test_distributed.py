@@ -106,15 +106,21 @@ def _mlp(eagerad, seed):
                          nn.Linear(16, 3, dtype=eagerad.float64))
 
 
-def _mse(eagerad, net, x, y):
-    return ((net(eagerad.tensor(x)) - eagerad.tensor(y)) ** 2).mean()
+def _mse(face, net, x, y):
+    return ((net(_as_tensor(face)(x)) - _as_tensor(face)(y)) ** 2).mean()
 
 
-def _same_everywhere(dist, eagerad, params, what):
+def _as_tensor(face):
+    """The face's dtype-keeping constructor: ``torch.tensor`` or ``mindspore.Tensor``."""
+    return getattr(face, "tensor", None) or face.Tensor
+
+
+def _same_everywhere(dist, face, params, what):
     """Every rank's parameters are bitwise those of rank 0."""
     for p in params:
-        mine = eagerad.tensor(p.numpy().copy())
-        every = [eagerad.zeros_like(mine) for _ in range(dist.get_world_size())]
+        mine = _as_tensor(face)(p.numpy().copy())
+        assert mine.dtype == p.dtype
+        every = [_as_tensor(face)(np.zeros_like(p.numpy())) for _ in range(dist.get_world_size())]
         dist.all_gather(every, mine)
         for t in every[1:]:
             assert np.array_equal(t.numpy(), every[0].numpy()), what
@@ -126,27 +132,32 @@ def _close(a_params, b_params, what, tol=1e-12):
         assert err <= tol * max(1.0, np.abs(a.numpy()).max()), (what, err)
 
 
-def _torch_spelling(dist, eagerad, DDP, rank, n):
+def _torch_spelling(rank, n):
+    import eagerad.torch as torch
+    import eagerad.torch.distributed as dist
+    from eagerad.torch.nn.parallel import DistributedDataParallel as DDP
     x, y = _data()
     rows = len(x) // n
     mine = slice(rank * rows, (rank + 1) * rows)
     for name in ("SGD", "Adam"):
-        Opt = getattr(eagerad.optim, name)
-        ref = _mlp(eagerad, 0)
-        model = DDP(_mlp(eagerad, 1 + rank))       # different starts: DDP takes rank 0's
+        Opt = getattr(torch.optim, name)
+        ref = _mlp(torch, 0)
+        model = DDP(_mlp(torch, 1 + rank))       # different starts: DDP takes rank 0's
         ref.load_state_dict(model.module.state_dict())
         o_ref, o_ddp = Opt(ref.parameters(), lr=0.05), Opt(model.parameters(), lr=0.05)
         for _ in range(20):
             o_ref.zero_grad()
-            _mse(eagerad, ref, x, y).backward()
+            _mse(torch, ref, x, y).backward()
             o_ref.step()
             o_ddp.zero_grad()
-            _mse(eagerad, model, x[mine], y[mine]).backward()
+            _mse(torch, model, x[mine], y[mine]).backward()
             o_ddp.step()
-        _same_everywhere(dist, eagerad, model.parameters(), f"torch {name}")
+        grad = next(model.parameters()).grad
+        assert "tensor(" in repr(grad) and grad.shape == next(model.parameters()).shape
+        _same_everywhere(dist, torch, model.parameters(), f"torch {name}")
         _close(ref.parameters(), model.module.parameters(), f"torch {name}")
         moved = max(np.abs(p.numpy() - q.numpy()).max() for p, q in
-                    zip(model.module.parameters(), _mlp(eagerad, 1).parameters()))
+                    zip(model.module.parameters(), _mlp(torch, 1).parameters()))
         assert moved > 1e-3, moved       # the comparison is not vacuous: training moved them
 
 
@@ -184,36 +195,40 @@ def _no_sync(dist, eagerad, DDP, rank, n):
     assert net.b.weight.grad is None and net.a.weight.grad.tolist() == [[1.5, 1.5]]
 
 
-def _mindspore_spelling(dist, eagerad, rank, n):
-    from eagerad.distributed import communication, parallel_context as pc
-    from eagerad.distributed.grad_reducer import DistributedGradReducer, grad_reducer_for
-    pc.set_auto_parallel_context(parallel_mode=pc.ParallelMode.DATA_PARALLEL, gradients_mean=True,
+def _mindspore_spelling(dist, rank, n):
+    import eagerad.mindspore as ms
+    from eagerad.mindspore import communication, nn
+    from eagerad.distributed.grad_reducer import grad_reducer_for
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True,
                                  device_num=communication.get_group_size())
     x, y = _data()
     rows = len(x) // n
     mine = slice(rank * rows, (rank + 1) * rows)
+
+    def mlp():
+        ms.set_seed(0)
+        return nn.SequentialCell(nn.Dense(5, 16, dtype=ms.float64), nn.Tanh(),
+                                 nn.Dense(16, 3, dtype=ms.float64))
     for name in ("SGD", "Adam"):
-        Opt = getattr(eagerad.nn, name)
-        ref, net = _mlp(eagerad, 0), _mlp(eagerad, 0)
+        Opt = getattr(nn, name)
+        ref, net = mlp(), mlp()
         o_ref = Opt(ref.trainable_params(), learning_rate=0.05)
         o_net = Opt(net.trainable_params(), learning_rate=0.05)
-        reducer = DistributedGradReducer(o_net.parameters)
-        step_ref = eagerad.value_and_grad(lambda a, b: _mse(eagerad, ref, a, b), None,
-                                          o_ref.parameters)
-        step_net = eagerad.value_and_grad(lambda a, b: _mse(eagerad, net, a, b), None,
-                                          o_net.parameters)
+        reducer = nn.DistributedGradReducer(o_net.parameters)
+        step_ref = ms.value_and_grad(lambda a, b: _mse(ms, ref, a, b), None, o_ref.parameters)
+        step_net = ms.value_and_grad(lambda a, b: _mse(ms, net, a, b), None, o_net.parameters)
         for _ in range(20):
             o_ref(step_ref(x, y)[1])
             o_net(reducer(step_net(x[mine], y[mine])[1]))
-        _same_everywhere(dist, eagerad, net.trainable_params(), f"mindspore {name}")
+        _same_everywhere(dist, ms, net.trainable_params(), f"mindspore {name}")
         _close(ref.trainable_params(), net.trainable_params(), f"mindspore {name}")
     params = net.trainable_params()
-    assert isinstance(grad_reducer_for(params), DistributedGradReducer)
-    summed = DistributedGradReducer(params, mean=False)(
-        tuple(eagerad.ones_like(p) * (rank + 1) for p in params))
+    assert isinstance(grad_reducer_for(params), nn.DistributedGradReducer.__mro__[1])
+    summed = nn.DistributedGradReducer(params, mean=False)(
+        tuple(ms.ops.ones_like(p) * (rank + 1) for p in params))
     for p, t in zip(params, summed):
         assert np.array_equal(t.numpy(), np.full(p.shape, n * (n + 1) / 2)) and t.dtype == p.dtype
-    pc.reset_auto_parallel_context()
+    ms.reset_auto_parallel_context()
     assert grad_reducer_for(params)(summed) is summed       # stand-alone: the identity
 
 
@@ -283,9 +298,9 @@ def rank_main(scenario):
     rank, n = dist.get_rank(), dist.get_world_size()
     if scenario == "train":
         _collectives(dist, eagerad, rank, n)
-        _torch_spelling(dist, eagerad, DDP, rank, n)
+        _torch_spelling(rank, n)
         _no_sync(dist, eagerad, DDP, rank, n)
-        _mindspore_spelling(dist, eagerad, rank, n)
+        _mindspore_spelling(dist, rank, n)
         print(f"rank {rank}: all checks passed", flush=True)
     elif scenario == "cuda":
         _cuda(dist, eagerad, DDP, rank, n)

@@ -17,15 +17,13 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import eagerad as ms                                                # noqa: E402
-from eagerad import nn                                              # noqa: E402
-from eagerad.data import NumpySlicesDataset                         # noqa: E402
-from eagerad.distributed import communication, collectives          # noqa: E402
-from eagerad.distributed.grad_reducer import DistributedGradReducer  # noqa: E402
-from eagerad.distributed.parallel_context import (ParallelMode,     # noqa: E402
-                                                  set_auto_parallel_context)
-from eagerad.distributed.sampler import shard_indices               # noqa: E402
-from checks import report                                           # noqa: E402
+import eagerad.mindspore as ms                                              # noqa: E402
+from eagerad.mindspore import nn                                            # noqa: E402
+from eagerad.mindspore.communication import get_group_size, get_rank, init, release  # noqa: E402
+from eagerad.data import NumpySlicesDataset                                 # noqa: E402
+from eagerad.distributed import collectives                                 # noqa: E402
+from eagerad.distributed.sampler import shard_indices                       # noqa: E402
+from checks import report                                                   # noqa: E402
 
 
 class MLP(nn.Cell):
@@ -44,10 +42,10 @@ def shard(x, y, num_shards, shard_id):
 
 
 def main():
-    communication.init()
-    rank, size = communication.get_rank(), communication.get_group_size()
-    set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL, gradients_mean=True,
-                              device_num=size)
+    init()
+    rank, size = get_rank(), get_group_size()
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True,
+                                 device_num=size)
     rng = np.random.default_rng(1)
     x = rng.standard_normal((64, 4))
     y = np.cos(x).sum(axis=1, keepdims=True) / 4
@@ -59,7 +57,7 @@ def main():
     loss_fn = nn.MSELoss()
     optimizer = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
     ref_optimizer = nn.Momentum(reference.trainable_params(), learning_rate=0.01, momentum=0.9)
-    grad_reducer = DistributedGradReducer(optimizer.parameters)   # mean from the context
+    grad_reducer = nn.DistributedGradReducer(optimizer.parameters)   # mean from the context
 
     def forward(model):
         return lambda data, label: loss_fn(model(data), label)
@@ -78,7 +76,7 @@ def main():
         ref_optimizer(ref_grad_fn(*whole)[1])
 
         mine = np.concatenate([p.asnumpy().ravel() for p in net.trainable_params()])
-        every = ms.zeros(size * mine.size, dtype=ms.float64)
+        every = ms.Tensor(np.zeros(size * mine.size))
         collectives.all_gather_into_tensor(every, ms.Tensor(mine))
         if rank == 0:
             print(f"step {step}: loss on rank 0's shard {float(loss.asnumpy()):.5f}")
@@ -87,7 +85,7 @@ def main():
             want = np.concatenate([p.asnumpy().ravel() for p in reference.trainable_params()])
             report(f"step {step}: equal to one process on the concatenated batch", mine, want,
                    1e-12)
-    communication.release()
+    release()
 
 
 if __name__ == "__main__":

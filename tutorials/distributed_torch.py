@@ -17,13 +17,13 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import eagerad as torch                                         # noqa: E402
-from eagerad import nn                                          # noqa: E402
-from eagerad import distributed as dist                         # noqa: E402
-from eagerad.data import DataLoader, TensorDataset               # noqa: E402
-from eagerad.distributed.ddp import DistributedDataParallel as DDP   # noqa: E402
-from eagerad.distributed.sampler import DistributedSampler      # noqa: E402
-from checks import report                                       # noqa: E402
+import eagerad.torch as torch                                               # noqa: E402
+import eagerad.torch.distributed as dist                                    # noqa: E402
+from eagerad.torch import nn                                                # noqa: E402
+from eagerad.torch.nn.parallel import DistributedDataParallel as DDP        # noqa: E402
+from eagerad.torch.utils.data import DataLoader, TensorDataset              # noqa: E402
+from eagerad.torch.utils.data.distributed import DistributedSampler         # noqa: E402
+from checks import report                                                   # noqa: E402
 
 
 class MLP(nn.Module):

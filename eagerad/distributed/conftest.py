@@ -12,9 +12,10 @@ IN_A_GROUP = ("collectives", "buckets", "reducer", "ddp")
 
 try:
     import mpi4py      # noqa: F401  (the package only: MPI is initialised on first use)
-    collect_ignore = []
+    MPI_MISSING = False
 except ImportError:
-    collect_ignore = NEEDS_MPI
+    MPI_MISSING = True
+collect_ignore = NEEDS_MPI if MPI_MISSING else []
 
 
 @pytest.fixture(autouse=True)

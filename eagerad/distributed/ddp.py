@@ -42,7 +42,8 @@ class DistributedDataParallel(Cell):
                  broadcast_buffers=True, process_group=None, bucket_cap_mb=25,
                  find_unused_parameters=False, check_reduction=False,
                  gradient_as_bucket_view=False, static_graph=False):
-        super().__init__(auto_prefix=False)      # the model's parameter names stay its own
+        super().__init__()
+        self.__dict__["_auto_prefix"] = False    # the model's parameter names stay its own
         if not isinstance(module, Cell):
             raise TypeError(f"DistributedDataParallel: module must be an eagerad Module/Cell, "
                             f"got {type(module).__name__}")

@@ -36,7 +36,8 @@ class DistributedGradReducer(Cell):
 
     def __init__(self, parameters, mean=None, degree=None, fusion_type=1, group=None,
                  fusion_size=25):
-        super().__init__(auto_prefix=False)
+        super().__init__()
+        self.__dict__["_auto_prefix"] = False
         g = pg.group()
         self.__dict__["_parameters"] = tuple(parameters)
         self.mean = get_auto_parallel_context("gradients_mean") if mean is None else bool(mean)
@@ -67,9 +68,7 @@ class DistributedGradReducer(Cell):
             if self.mean and arr.dtype.kind in "fc":
                 arr /= self.degree
             data = arr if grad.device.type == "cpu" else backend.get(grad.device.type).from_numpy(arr)
-            t = Tensor._make(data, grad.device)
-            t._face = getattr(grad, "_face", None)
-            out.append(t)
+            out.append(Tensor._make(data, grad.device, face=grad._face))
         return tuple(out)
 
 

@@ -130,9 +130,7 @@ class _Pass:
                 p = r.params[i]
                 view = bucket.view(buf, k)
                 data = view if p._device.type == "cpu" else backend.get(p._device.type).from_numpy(view)
-                g = Tensor._make(data, p._device)
-                g._face = getattr(p, "_face", None)
-                p._grad = g
+                p._grad = Tensor._make(data, p._device, face=p._face)
         r.spare, self.buffers = self.buffers, [None] * len(r.buckets)
 
 

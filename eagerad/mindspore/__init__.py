@@ -41,3 +41,7 @@ from . import nn, ops, train  # noqa: E402
 from .train import Model  # noqa: E402,F401
 
 float_, int_ = float32, int64
+from . import communication  # noqa: E402,F401  (over MPI)
+from ..distributed.parallel_context import (ParallelMode, get_auto_parallel_context,  # noqa: E402,F401
+                                            reset_auto_parallel_context,
+                                            set_auto_parallel_context)

@@ -166,3 +166,4 @@ from . import autograd, cuda, func, linalg, nn, optim, special, utils, backends 
 
 
 __version__ = "2.13.0+eagerad"
+from . import distributed  # noqa: E402,F401  (torch.distributed, over MPI)
