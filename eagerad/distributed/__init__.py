@@ -15,3 +15,5 @@ from .process_group import (destroy_process_group, get_backend, get_rank, get_wo
 from .collectives import (ReduceOp, all_gather, all_gather_into_tensor, all_reduce, barrier,
                           broadcast, reduce_scatter, reduce_scatter_tensor)
 from .work import DistributedTimeout, Work
+from .ddp import DistributedDataParallel
+from .sampler import DistributedSampler, shard_indices

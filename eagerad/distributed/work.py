@@ -81,12 +81,15 @@ class Work:
         return self._done.is_set()
 
     def wait(self, timeout=None):
-        """Block until done (at most ``timeout`` seconds, default the group's), run the
-        finishing step, return True; raise ``DistributedTimeout`` past the limit.
+        """Block until done (at most ``timeout`` seconds or a ``timedelta``, default the
+        group's), run the finishing step, return True; raise ``DistributedTimeout`` past
+        the limit.
 
         >>> Work.completed("all_gather").wait()
         True
         """
+        if hasattr(timeout, "total_seconds"):          # PyTorch passes a timedelta
+            timeout = timeout.total_seconds()
         limit = self._timeout if timeout is None else timeout
         if not self._done.is_set():
             if self._engine is not None:
