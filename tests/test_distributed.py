@@ -230,6 +230,20 @@ def _mindspore_spelling(dist, rank, n):
         assert np.array_equal(t.numpy(), np.full(p.shape, n * (n + 1) / 2)) and t.dtype == p.dtype
     ms.reset_auto_parallel_context()
     assert grad_reducer_for(params)(summed) is summed       # stand-alone: the identity
+    # the communication primitives: new tensors, inputs untouched, MindSpore's face
+    x = ms.Tensor(np.arange(2.0 * n * 2).reshape(2 * n, 2) * (rank + 1))
+    before = x.asnumpy().copy()
+    total = ms.ops.AllReduce(ms.ops.ReduceOp.SUM)(x)
+    whole = np.arange(2.0 * n * 2).reshape(2 * n, 2) * (n * (n + 1) / 2)
+    assert np.array_equal(total.asnumpy(), whole) and np.array_equal(x.asnumpy(), before)
+    assert repr(total).startswith("Tensor(shape=")
+    part = ms.ops.ReduceScatter(ms.ops.ReduceOp.SUM)(x)
+    assert np.array_equal(part.asnumpy(), whole[2 * rank:2 * rank + 2])
+    gathered = ms.ops.AllGather()(x[:1])
+    assert np.array_equal(gathered.asnumpy(), np.stack([before[0] / (rank + 1) * (k + 1)
+                                                        for k in range(n)]))
+    (root,) = ms.ops.Broadcast(n - 1)((x,))
+    assert np.array_equal(root.asnumpy(), before / (rank + 1) * n)
 
 
 def _collectives(dist, eagerad, rank, n):

@@ -7,8 +7,8 @@ one (this process), set up here and left afterwards, with the group's module as 
 import pytest
 
 NEEDS_MPI = ["buckets.py", "collectives.py", "communication.py", "ddp.py", "grad_reducer.py",
-             "process_group.py", "reducer.py", "run.py", "__init__.py"]
-IN_A_GROUP = ("collectives", "buckets", "reducer", "ddp")
+             "primitives.py", "process_group.py", "reducer.py", "run.py", "__init__.py"]
+IN_A_GROUP = ("collectives", "buckets", "reducer", "ddp", "primitives")
 
 try:
     import mpi4py      # noqa: F401  (the package only: MPI is initialised on first use)
