@@ -1,8 +1,16 @@
-"""Data-parallel training over MPI (``pip install 'eagerad[distributed]'``): the process
-group, collectives on tensors, ``DistributedDataParallel``, ``DistributedSampler``,
-MindSpore's communication/context/``DistributedGradReducer`` names, and a launcher
+"""Data-parallel training over MPI (``pip install 'eagerad[distributed]'``).
+
+Modules: ``process_group`` (``init_process_group``, ranks, the exception hooks that stop
+the job when a rank fails), ``collectives`` (checked all_reduce/broadcast/all_gather/
+reduce_scatter/barrier on tensors), ``work`` (waitable results with a watchdog, and the
+thread that moves MPI along during computation), ``buckets`` and ``reducer`` (gradients
+averaged in buckets during backward), ``ddp`` (``DistributedDataParallel``), ``sampler``
+(``DistributedSampler``, ``shard_indices``), MindSpore's ``communication``,
+``parallel_context``, ``grad_reducer`` and ``primitives``, and ``run``, the launcher
 (``python -m eagerad.distributed.run --nproc 2 train.py``).  The faces re-export these
-under their own paths (``eagerad.torch.distributed``, ``eagerad.mindspore.communication``).
+under their own paths (``eagerad.torch.distributed``, ``eagerad.torch.nn.parallel``,
+``eagerad.torch.utils.data.distributed``, ``eagerad.mindspore.communication``,
+``eagerad.mindspore.nn.DistributedGradReducer``, ``eagerad.mindspore.ops.AllReduce``...).
 
 Importing this package does not import mpi4py; ``init_process_group`` does.
 
