@@ -4,11 +4,13 @@ MPICH (and most MPI libraries) move a nonblocking collective forward only while 
 thread is inside an MPI call.  So that an all-reduce started from a gradient hook runs
 *while* the rest of backward computes, one daemon thread per process group polls the
 pending requests (``MPI_Test``, which releases the GIL) and marks each ``Work`` done.
-``Work.wait`` blocks on that mark with a watchdog: past the group's timeout it raises
-``DistributedTimeout`` naming the rank and the operation instead of hanging.
+``Work.wait`` tests its request itself (the thread steps aside meanwhile: MPI forbids two
+threads completing one request), spinning briefly and then backing off, with a watchdog:
+past the group's timeout it raises ``DistributedTimeout`` naming the rank and the
+operation instead of hanging.
 
 Where the MPI library was not initialised with ``MPI_THREAD_MULTIPLE`` there is no
-thread: ``wait`` polls the request itself (correct, without overlap).
+thread: only ``wait`` polls (correct, without overlap).
 
 >>> w = Work.completed("barrier"); w.is_completed(), w.wait()
 (True, True)
@@ -19,6 +21,8 @@ import time
 # Seconds between two polls of the pending requests: short enough that a chunked
 # message keeps moving, long enough that the thread leaves the CPU to the compute.
 POLL_S = 0.0002
+# How long ``wait`` polls without sleeping before it backs off to POLL_S.
+SPIN_S = 0.002
 
 
 class DistributedTimeout(RuntimeError):
@@ -43,6 +47,7 @@ class Work:
         self._request, self.what, self.rank = request, what, rank
         self._timeout, self._finish, self._keep = timeout, finish, keep
         self._done = threading.Event()
+        self._testing = threading.Lock()    # one thread at a time may test the request
         self._error = None
         self._finished = False
         self._engine = engine
@@ -61,13 +66,18 @@ class Work:
         return w
 
     def _poll(self):
-        """Test the request once (only the owning thread calls this); True when done."""
+        """Test the request once unless another thread is testing it (MPI forbids two
+        threads completing one request); True when done."""
+        if self._done.is_set() or not self._testing.acquire(blocking=False):
+            return self._done.is_set()
         try:
-            if self._request.Test():
+            if not self._done.is_set() and self._request.Test():
                 self._done.set()
         except Exception as exc:        # an MPI error: report it from wait()
             self._error = exc
             self._done.set()
+        finally:
+            self._testing.release()
         return self._done.is_set()
 
     def is_completed(self):
@@ -76,9 +86,7 @@ class Work:
         >>> Work.completed("broadcast").is_completed()
         True
         """
-        if self._engine is None and not self._done.is_set() and self._request is not None:
-            self._poll()
-        return self._done.is_set()
+        return self._request is None and self._done.is_set() or self._poll()
 
     def wait(self, timeout=None):
         """Block until done (at most ``timeout`` seconds or a ``timedelta``, default the
@@ -92,12 +100,15 @@ class Work:
             timeout = timeout.total_seconds()
         limit = self._timeout if timeout is None else timeout
         if not self._done.is_set():
-            if self._engine is not None:
-                self._done.wait(limit)
-            else:
-                deadline = None if limit is None else time.monotonic() + limit
-                while not self._poll() and (deadline is None or time.monotonic() < deadline):
-                    time.sleep(POLL_S)
+            # the waiting thread tests the request itself (the progress thread steps aside
+            # while it does): no hand-over latency; it spins for SPIN_S, then backs off
+            start = time.monotonic()
+            deadline = None if limit is None else start + limit
+            while not self._poll():
+                now = time.monotonic()
+                if deadline is not None and now >= deadline:
+                    break
+                time.sleep(0 if now - start < SPIN_S else POLL_S)
         if not self._done.is_set():
             raise DistributedTimeout(
                 f"eagerad.distributed: rank {self.rank}: {self.what} did not complete within "
