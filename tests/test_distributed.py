@@ -150,6 +150,21 @@ def _torch_spelling(rank, n):
         moved = max(np.abs(p.numpy() - q.numpy()).max() for p, q in
                     zip(model.module.parameters(), _mlp(torch, 1).parameters()))
         assert moved > 1e-3, moved       # the comparison is not vacuous: training moved them
+    # buffers (running statistics) start as rank 0's and are re-sent before each forward
+    bn = torch.nn.BatchNorm1d(3)
+    with torch.no_grad():
+        bn.running_mean.add_(rank + 1.0)
+    net = DDP(bn)
+    assert bn.running_mean.tolist() == [1.0, 1.0, 1.0], bn.running_mean
+    net(torch.tensor(x[:4, :3] * (rank + 1)))          # each rank updates its own statistics
+    mine = bn.running_mean.numpy().copy()
+    with torch.no_grad():
+        net(torch.tensor(x[:4, :3]))
+    every = [torch.zeros(3) for _ in range(n)]
+    dist.all_gather(every, torch.tensor(mine))
+    assert not np.array_equal(every[0].numpy(), every[1].numpy())
+    expect = every[0].numpy() * 0.9 + 0.1 * x[:4, :3].mean(axis=0)   # rank 0's, then updated
+    assert np.allclose(bn.running_mean.numpy(), expect, atol=1e-6), (bn.running_mean, expect)
 
 
 def _no_sync(dist, eagerad, DDP, rank, n):

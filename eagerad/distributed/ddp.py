@@ -2,8 +2,8 @@
 shard of the batch while backward averages the gradients across ranks (PyTorch's
 ``torch.nn.parallel.DistributedDataParallel`` over MPI).
 
-At construction the ranks check that their models have the same parameters (names,
-shapes, dtypes) and take rank 0's values.  Each forward (with gradients enabled and
+At construction the ranks check that their models have the same parameters and buffers
+(names, shapes, dtypes) and take rank 0's values.  Each forward (with gradients enabled and
 outside ``no_sync``) prepares the bucketed, overlapped all-reduce of the next backward
 (``eagerad.distributed.reducer``); after ``loss.backward()`` every parameter's ``.grad``
 is the mean over the ranks, so the optimizer steps stay identical on every rank.
@@ -30,7 +30,7 @@ class DistributedDataParallel(Cell):
 
     ``bucket_cap_mb`` sizes the gradient buckets; ``find_unused_parameters=True`` allows
     parameters that a forward does not use; ``broadcast_buffers`` re-sends rank 0's
-    frozen parameters (running statistics) before each forward.  ``device_ids`` and
+    buffers (running statistics) and frozen parameters before each forward.  ``device_ids`` and
     ``output_device`` are accepted for PyTorch's signature (the module stays where it is).
 
     >>> ddp = DistributedDataParallel(eagerad.nn.Linear(3, 2))
@@ -53,11 +53,15 @@ class DistributedDataParallel(Cell):
         g = pg.group()
         self.module = module
         named = list(module.named_parameters())
-        agree(g, "DistributedDataParallel", "; ".join(f"{n}: {describe(p)}" for n, p in named))
-        for _, p in named:
-            broadcast(p, src=0)
+        buffers = list(module.named_buffers()) if hasattr(module, "named_buffers") else []
+        agree(g, "DistributedDataParallel",
+              "; ".join(f"{n}: {describe(p)}" for n, p in named + buffers))
+        for _, t in named + buffers:
+            broadcast(t, src=0)
         trainable = [(n, p) for n, p in named if p.requires_grad]
-        self.__dict__["_frozen"] = [p for _, p in named if not p.requires_grad]
+        # state that no gradient keeps in step: rank 0's is sent before each forward
+        self.__dict__["_frozen"] = [p for _, p in named if not p.requires_grad] + \
+            [b for _, b in buffers]
         self.__dict__["reducer"] = Reducer([p for _, p in trainable], [n for n, _ in trainable],
                                            g, int(bucket_cap_mb * 2 ** 20), find_unused_parameters)
         self.broadcast_buffers = broadcast_buffers
