@@ -10,7 +10,7 @@ Every module's imports (top-level and inside functions) are parsed with ``ast``;
     ops
     transforms, functional, vectorize, func, autograd_functional, tree, checkpoint, custom
     nn, amp, optim, data, serialization (+ safe_format, atomic, file_kinds), viz, linalg
-    (namespace), cuda (namespace)
+    (namespace), cuda (namespace), distributed
     eagerad/__init__ (the public face)
 
 An edge may stay in its layer or go down, never up, and the units' graph has no cycle.
@@ -33,7 +33,7 @@ LAYERS = [
     {"transforms", "functional", "vectorize", "func", "autograd_functional", "tree", "checkpoint",
      "custom"},
     {"nn", "amp", "optim", "data", "dataset", "ckpt_format", "serialization", "viz", "linalg",
-     "cuda", "accelerator", "utils", "train", "safe_format", "atomic", "file_kinds"},
+     "cuda", "accelerator", "utils", "train", "safe_format", "atomic", "file_kinds", "distributed"},
     {"__init__"},
     {"torch", "mindspore"},     # the faces: they may import everything, nothing imports them
 ]

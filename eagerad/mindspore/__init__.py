@@ -3,9 +3,11 @@
 Tensors made here speak MindSpore: they print as MindSpore does, and where MindSpore
 and PyTorch read a name differently this face follows MindSpore:
 
-==========================  ========================================  ===========================
+==========================  ========================================  ====================
+
 name                        MindSpore (this face)                     PyTorch (eagerad.torch)
-==========================  ========================================  ===========================
+==========================  ========================================  ====================
+
 ``nn.Dropout(0.8)``         keep probability ``keep_prob``            drop probability
 ``x.std()``, ``x.var()``    divide by n (``ddof=0``)                  unbiased
 ``ops.max(x)``              ``(value, index)``                        the value
@@ -18,7 +20,8 @@ name                        MindSpore (this face)                     PyTorch (e
 a new ``nn.Cell``           inference mode (``set_train()``)          training mode
 ``p.data``                  the parameter itself                      a tensor outside the graph
 printing                    ``Tensor(shape=[2], dtype=Float32, ...)``  ``tensor([1., 2.])``
-==========================  ========================================  ===========================
+==========================  ========================================  ====================
+
 
 >>> import eagerad.mindspore as ms
 >>> ms.grad(ms.ops.sin)(ms.Tensor(0.0))
@@ -56,3 +59,9 @@ def save_checkpoint(save_obj, ckpt_file_name, *args, **kwargs):
     if not str(ckpt_file_name).endswith(".ckpt"):
         ckpt_file_name = f"{ckpt_file_name}.ckpt"
     _save_checkpoint(save_obj, ckpt_file_name, format="ckpt")
+
+
+from . import communication  # noqa: E402,F401  (over MPI)
+from ..distributed.parallel_context import (ParallelMode, get_auto_parallel_context,  # noqa: E402,F401
+                                            reset_auto_parallel_context,
+                                            set_auto_parallel_context)

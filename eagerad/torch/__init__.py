@@ -168,3 +168,4 @@ from .serialization import load, save  # noqa: E402
 
 
 __version__ = "2.13.0+eagerad"
+from . import distributed  # noqa: E402,F401  (torch.distributed, over MPI)

@@ -57,3 +57,5 @@ from ...nn import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Momentum, NAdam,
                    LearningRateSchedule, NaturalExpDecayLR, PolynomialDecayLR, WarmUpLR,
                    cosine_decay_lr, exponential_decay_lr, inverse_decay_lr, natural_exp_decay_lr,
                    piecewise_constant_lr, polynomial_decay_lr, warmup_lr, get_activation)
+from ...distributed.grad_reducer import DistributedGradReducer as _GradReducer  # noqa: E402
+DistributedGradReducer = _face_class(_GradReducer)

@@ -64,3 +64,6 @@ def var(input, axis=None, ddof=0, keepdims=False):
     Tensor(shape=[], dtype=Float32, value= 1.25)
     """
     return _stats.var(input, axis, ddof, keepdims)
+from ...distributed.primitives import (AllGather, AllReduce, Broadcast,  # noqa: E402,F401
+                                       ReduceScatter)
+from ...distributed.collectives import ReduceOp  # noqa: E402,F401
