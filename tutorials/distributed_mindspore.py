@@ -6,7 +6,7 @@ gradients_mean=True)``, a sharded dataset and ``nn.DistributedGradReducer``.
 
 (from the repository root; without installing, prefix ``PYTHONPATH=.``; needs
 ``pip install 'eagerad[distributed]'``).  Each rank reads its shard of the data set
-(``shard_indices``: MindSpore's ``num_shards``/``shard_id``), computes gradients with
+(MindSpore's ``num_shards``/``shard_id`` on the dataset), computes gradients with
 ``value_and_grad``, averages them across ranks with the reducer and updates.  After every
 step rank 0 prints two checks: the ranks' parameters agree (bitwise), and they equal one
 process trained on the concatenated batch (to float64 round-off).
@@ -20,9 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import eagerad.mindspore as ms                                              # noqa: E402
 from eagerad.mindspore import nn                                            # noqa: E402
 from eagerad.mindspore.communication import get_group_size, get_rank, init, release  # noqa: E402
-from eagerad.data import NumpySlicesDataset                                 # noqa: E402
 from eagerad.distributed import collectives                                 # noqa: E402
-from eagerad.distributed.sampler import shard_indices                       # noqa: E402
 from checks import report                                                   # noqa: E402
 
 
@@ -37,8 +35,8 @@ class MLP(nn.Cell):
 
 
 def shard(x, y, num_shards, shard_id):
-    idx = shard_indices(len(x), num_shards, shard_id)
-    return NumpySlicesDataset((x[idx], y[idx]), ["x", "y"], shuffle=False).batch(8)
+    return ms.dataset.NumpySlicesDataset((x, y), ["x", "y"], shuffle=False, num_shards=num_shards,
+                                         shard_id=shard_id).batch(8)
 
 
 def main():

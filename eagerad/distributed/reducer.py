@@ -221,6 +221,7 @@ class Reducer:
         state = self.current = _Pass(self, counts)
         for node, hits in wrapped:
             node.backward_fn = _wrap(node.backward_fn, hits, state, self)
+            node.op = None      # the engine runs a node's op rules directly: make it call ours
 
 
 def _wrap(rule, hits, state, reducer):
