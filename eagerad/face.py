@@ -120,6 +120,6 @@ def ambiguous(name, torch_meaning, mindspore_meaning, instead):
     """
     return TypeError(
         f"{name} means different things in PyTorch ({torch_meaning}) and MindSpore "
-        f"({mindspore_meaning}); {instead}, or make the tensor with eagerad.torch or "
-        "eagerad.mindspore (`import eagerad.torch as torch` / `import eagerad.mindspore as "
-        "mindspore`), whose tensors follow that framework")
+        f"({mindspore_meaning}); {instead}, or use the face whose meaning you want: "
+        "`import eagerad.torch as torch` or `import eagerad.mindspore as mindspore` (their "
+        "tensors and layers follow that framework)")

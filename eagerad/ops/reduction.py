@@ -157,8 +157,8 @@ def _extreme_fn(op, name):
     return fn
 
 
-max = export(_extreme_fn(_max, "max"), methods=("max", "amax"), aliases=("amax",))
-min = export(_extreme_fn(_min, "min"), methods=("min", "amin"), aliases=("amin",))
+max = export(_extreme_fn(_max, "max"), methods=("amax",), aliases=("amax",))
+min = export(_extreme_fn(_min, "min"), methods=("amin",), aliases=("amin",))
 amax, amin = max, min
 
 
