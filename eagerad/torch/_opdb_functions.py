@@ -1,0 +1,384 @@
+"""PyTorch's keywords and conventions over the neutral ops, for ``eagerad.torch``.
+
+What PyTorch reads its own way and the core (shared with MindSpore) does not:
+
+- ``dim=`` on ``cat``/``concat``/``concatenate``/``stack``/``unsqueeze``/``softmax``
+- a 0-d tensor reduced over ``dim=0`` or ``-1`` (PyTorch treats it as 1-D)
+- ``div(rounding_mode=)``, ``round(decimals=)``, ``clamp`` with tensor bounds
+- ``flatten(start, end)`` over a single dimension is a no-op; ``expand(-1, ...)`` keeps a size
+- ``x.select(dim, i)`` (MindSpore's ``select`` is ``where``), ``x.unfold(dim, size, step)``
+  (MindSpore's ``unfold`` is im2col), ``torch.take_along_dim`` without ``dim``
+
+The functions here are ``torch.*`` names; ``TENSOR_METHODS`` are installed as the methods
+of tensors stamped by this face.
+
+>>> import eagerad.torch as torch
+>>> a = torch.ones(2, 3)
+>>> torch.cat([a, a], dim=1).shape, a.flatten(1).shape, torch.sum(torch.tensor(2.0), 0)
+(torch.Size([2, 6]), torch.Size([2, 3]), tensor(2.))
+"""
+import builtins
+
+from .. import linalg as _linalg
+from .. import ops as _ops
+from ..face import install as _install
+from ..ops import shape as _shape
+from ..tensor import Tensor as _Tensor, tensor as _tensor
+from ._face import TORCH as _TORCH
+
+# the same meaning in PyTorch and MindSpore: the core's own functions
+from ..ops import (absolute, addbmm, addcdiv, addcmul, addmm, addmv, addr, arccos, arccosh,  # noqa: F401
+                   arcsin, arcsinh, arctan, arctanh, baddbmm, bmm, clamp_max, clamp_min, fix,
+                   frac, hardshrink, ldexp, lerp, mm, mv, positive, sgn, trunc, vdot)
+from ..ops import (block_diag, cartesian_prod, diagflat, dist, expand_as, masked_scatter,  # noqa: F401
+                   ravel, reshape_as, swapdims, unflatten, view_as)
+from ..ops import outer as ger  # noqa: F401
+
+__all__ = ["absolute", "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addr", "arccos",
+           "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "baddbmm", "bmm", "clamp_max",
+           "clamp_min", "fix", "frac", "ger", "hardshrink", "ldexp", "lerp", "mm", "mv",
+           "positive", "sgn", "swapdims", "trunc", "vdot", "block_diag", "cartesian_prod",
+           "diagflat", "dist", "expand_as", "masked_scatter", "ravel", "reshape_as", "unflatten",
+           "view_as"]
+
+
+def _public(fn):
+    __all__.append(fn.__name__)
+    return fn
+
+
+# ----------------------------------------------------------------------------- dims
+
+def _axis(dim, ndim):
+    return _shape.normalize_axis(dim, ndim)[0]
+
+
+def _dims(dim):
+    return tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+
+
+def _scalar_dims(input, dim, name):
+    """PyTorch reduces a 0-d tensor over dim 0 or -1 as if it were 1-D: no dim left."""
+    if input.ndim == 0 and dim is not None:
+        bad = [d for d in _dims(dim) if d not in (0, -1)]
+        if bad:
+            raise IndexError(f"{name}: dim {bad[0]} is out of range for a 0-d tensor "
+                             "(expected 0 or -1)")
+        return None
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        return None                         # dim=() or [] reduces every dimension
+    return dim
+
+
+def _reduction(name, core, has_dtype):
+    def reduce(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None,
+               keepdims=None):
+        if keepdims is not None:
+            keepdim = keepdims
+        if axis is not None:                # the core's own spelling, used by its rules:
+            return core(input, axis=axis, keepdims=keepdim)     # numpy's meaning of ()
+        dim = _scalar_dims(input, dim, name)
+        if dtype is not None:
+            input = input.to(dtype=dtype)
+        return core(input, dim=dim, keepdim=keepdim)
+    reduce.__name__ = reduce.__qualname__ = name
+    reduce.__doc__ = (f"``torch.{name}(input, dim=None, keepdim=False)``; a 0-d input takes "
+                      f"``dim`` 0 or -1.\n\n    >>> import eagerad.torch as torch\n"
+                      f"    >>> torch.{name}(torch.tensor(2.0), 0).shape\n    torch.Size([])\n    ")
+    return _public(reduce)
+
+
+sum = _reduction("sum", _ops.sum, True)
+mean = _reduction("mean", _ops.mean, True)
+nansum = _reduction("nansum", _ops.nansum, True)
+nanmean = _reduction("nanmean", _ops.nanmean, True)
+amax = _reduction("amax", _ops.amax, False)
+amin = _reduction("amin", _ops.amin, False)
+logsumexp = _reduction("logsumexp", _ops.logsumexp, False)
+
+
+# ----------------------------------------------------------------------------- joining
+
+@_public
+def cat(tensors, dim=0, *, axis=None, out=None):
+    """``torch.cat(tensors, dim=0)`` (``concat``, ``concatenate`` are its aliases).
+
+    >>> import eagerad.torch as torch
+    >>> torch.cat([torch.ones(1, 2), torch.zeros(1, 2)], dim=1).tolist()
+    [[1.0, 1.0, 0.0, 0.0]]
+    """
+    return _ops.cat(list(tensors), dim if axis is None else axis)
+
+
+concat = concatenate = cat
+__all__ += ["concat", "concatenate"]
+
+
+@_public
+def stack(tensors, dim=0, *, out=None):
+    """``torch.stack(tensors, dim=0)``.
+
+    >>> import eagerad.torch as torch
+    >>> torch.stack([torch.ones(2), torch.zeros(2)], dim=1).shape
+    torch.Size([2, 2])
+    """
+    return _ops.stack(list(tensors), dim)
+
+
+@_public
+def unsqueeze(input, dim=None, *, axis=None):
+    """``torch.unsqueeze(input, dim)``.
+
+    >>> import eagerad.torch as torch
+    >>> torch.unsqueeze(torch.ones(2), dim=0).shape
+    torch.Size([1, 2])
+    """
+    return _ops.unsqueeze(input, dim if axis is None else axis)
+
+
+# ----------------------------------------------------------------------------- arithmetic
+
+@_public
+def div(input, other, *, rounding_mode=None, out=None):
+    """``torch.div``: true division, or rounded toward zero (``'trunc'``) or down (``'floor'``).
+
+    >>> import eagerad.torch as torch
+    >>> x = torch.tensor([-7.0, 7.0])
+    >>> torch.div(x, 2, rounding_mode="trunc").tolist(), torch.div(x, 2, rounding_mode="floor").tolist()
+    ([-3.0, 3.0], [-4.0, 3.0])
+    """
+    quotient = _ops.div(input, other)
+    if rounding_mode is None:
+        return quotient
+    if rounding_mode == "trunc":
+        return trunc(quotient)
+    if rounding_mode == "floor":
+        return _ops.floor(quotient)
+    raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
+
+
+divide = div
+__all__.append("divide")
+
+
+@_public
+def round(input, *, decimals=0, out=None):
+    """``torch.round``: half to even, at ``decimals`` decimal places.
+
+    >>> import eagerad.torch as torch
+    >>> torch.round(torch.tensor([1.2345, 2.5]), decimals=2).tolist(), torch.round(torch.tensor(2.5)).item()
+    ([1.23, 2.5], 2.0)
+    """
+    if decimals == 0:
+        return _ops.round(input)
+    scale = 10.0 ** decimals
+    return _ops.round(input * scale) / scale
+
+
+@_public
+def clamp(input, min=None, max=None, *, out=None, clip_value_min=None, clip_value_max=None):
+    """``torch.clamp``: bounds are numbers or broadcastable tensors; ``min > max`` gives ``max``.
+
+    >>> import eagerad.torch as torch
+    >>> torch.clamp(torch.tensor([-2.0, 0.5, 3.0]), min=torch.tensor([-1.0, 1.0, 1.0]), max=2.0).tolist()
+    [-1.0, 1.0, 2.0]
+    """
+    min = clip_value_min if min is None else min
+    max = clip_value_max if max is None else max
+    if min is None and max is None:
+        raise ValueError("clamp: at least one of min and max must be given")
+    if not isinstance(min, _Tensor) and not isinstance(max, _Tensor):
+        return _ops.clamp(input, min, max)
+    out_ = input if min is None else clamp_min(input, min)
+    return out_ if max is None else clamp_max(out_, max)
+
+
+clip = clamp
+__all__.append("clip")
+
+
+def _softmax_family(name, core):
+    def fn(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
+        if axis is not None:
+            dim = axis
+        if dtype is not None:
+            input = input.to(dtype=dtype)
+        if dim is None:
+            dim = 0 if input.ndim in (0, 1, 3) else 1     # PyTorch's legacy implicit dim
+        return core(input, dim)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"``torch.{name}(input, dim, dtype=None)``.\n\n"
+                  f"    >>> import eagerad.torch as torch\n"
+                  f"    >>> torch.{name}(torch.zeros(2, 2), dim=1, dtype=torch.float64).dtype == torch.float64\n"
+                  f"    True\n    ")
+    return _public(fn)
+
+
+softmax = _softmax_family("softmax", _ops.softmax)
+log_softmax = _softmax_family("log_softmax", _ops.log_softmax)
+
+
+# ----------------------------------------------------------------------------- shapes
+
+@_public
+def flatten(input, start_dim=0, end_dim=-1):
+    """``torch.flatten``: a 0-d input becomes 1-D; one dimension alone is left as it is.
+
+    >>> import eagerad.torch as torch
+    >>> torch.flatten(torch.ones(2, 3), 1).shape, torch.flatten(torch.tensor(1.0)).shape
+    (torch.Size([2, 3]), torch.Size([1]))
+    """
+    if input.ndim == 0:
+        _scalar_dims(input, (start_dim, end_dim), "flatten")
+        return input.reshape(1)
+    start, end = _axis(start_dim, input.ndim), _axis(end_dim, input.ndim)
+    if start > end:
+        raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} "
+                         f"for shape {tuple(input.shape)}")
+    if start == end:
+        return input.reshape(tuple(input.shape))
+    return _ops.flatten(input, start, end)
+
+
+@_public
+def select(input, dim, index):
+    """``torch.select``: the slice at ``index`` along ``dim``, that dimension removed.
+
+    >>> import eagerad.torch as torch
+    >>> torch.select(torch.arange(6).reshape(2, 3), 1, -1).tolist()
+    [2, 5]
+    """
+    dim = _axis(dim, input.ndim)
+    return input[(slice(None),) * dim + (index,)]
+
+
+@_public
+def tensordot(a, b, dims=2, out=None):
+    """``torch.tensordot(a, b, dims)``.
+
+    >>> import eagerad.torch as torch
+    >>> torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), dims=1).shape
+    torch.Size([2, 4])
+    """
+    if isinstance(dims, _Tensor):
+        dims = dims.tolist()
+    return _ops.tensordot(a, b, dims)
+
+
+@_public
+def take_along_dim(input, indices, dim=None, *, out=None):
+    """``torch.take_along_dim``: without ``dim``, both are flattened first.
+
+    >>> import eagerad.torch as torch
+    >>> torch.take_along_dim(torch.tensor([[1.0, 5.0], [3.0, 2.0]]), torch.tensor([1, 2])).tolist()
+    [5.0, 3.0]
+    """
+    if dim is None:
+        return _ops.take_along_dim(input.reshape(-1), indices.reshape(-1), 0)
+    return _ops.take_along_dim(input, indices, dim)
+
+
+@_public
+def index_select(input, dim=None, index=None, *, out=None, axis=None):
+    """``torch.index_select``; a 0-d input is indexed as 1-D along dim 0.
+
+    >>> import eagerad.torch as torch
+    >>> torch.index_select(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), 1, torch.tensor([1])).tolist()
+    [[2.0], [4.0]]
+    """
+    if axis is not None:
+        dim = axis
+    if input.ndim == 0:
+        _scalar_dims(input, dim, "index_select")
+        return _ops.index_select(input.reshape(1), 0, index.reshape(-1)).reshape(())
+    return _ops.index_select(input, dim, index)
+
+
+@_public
+def index_add(input, dim=None, index=None, source=None, *, alpha=1, out=None, axis=None):
+    """``torch.index_add``; a 0-d input is treated as 1-D along dim 0.
+
+    >>> import eagerad.torch as torch
+    >>> torch.index_add(torch.zeros(3), 0, torch.tensor([0, 0]), torch.ones(2)).tolist()
+    [2.0, 0.0, 0.0]
+    """
+    if axis is not None:
+        dim = axis
+    if input.ndim == 0:
+        _scalar_dims(input, dim, "index_add")
+        return _ops.index_add(input.reshape(1), 0, index.reshape(-1), source.reshape(-1),
+                              alpha=alpha).reshape(())
+    return _ops.index_add(input, dim, index, source, alpha=alpha)
+
+
+def _expand(self, *sizes):
+    """``x.expand(*sizes)``: ``-1`` keeps a size; new leading dimensions go in front."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    lead = len(sizes) - self.ndim
+    if lead < 0:
+        raise ValueError(f"expand: {len(sizes)} sizes for a tensor of shape {tuple(self.shape)}")
+    shape = tuple(self.shape[i - lead] if s == -1 and i >= lead else s
+                  for i, s in enumerate(sizes))
+    return _ops.broadcast_to(self, shape)
+
+
+def _unfold(self, dimension, size, step):
+    """``x.unfold(dimension, size, step)``: windows of ``size`` every ``step`` along
+    ``dimension``, as a new last dimension."""
+    dim = _axis(dimension, builtins.max(self.ndim, 1))
+    x = self.reshape(1) if self.ndim == 0 else self
+    n = x.shape[dim]
+    if size > n or step <= 0:
+        raise ValueError(f"unfold: size {size} and step {step} do not fit dimension "
+                         f"{dimension} of size {n}")
+    starts = list(range(0, n - size + 1, step))
+    index = _tensor([s + k for s in starts for k in range(size)])
+    picked = _ops.index_select(x, dim, index)
+    shape = tuple(x.shape)
+    picked = picked.reshape(shape[:dim] + (len(starts), size) + shape[dim + 1:])
+    out = _ops.movedim(picked, dim + 1, -1)
+    return out.reshape(out.shape[:-1]) if self.ndim == 0 else out
+
+
+def _accept_memory_format(cast):
+    def method(self, memory_format=None):
+        return cast(self)
+    method.__name__ = cast.__name__
+    method.__doc__ = cast.__doc__
+    return method
+
+
+# Tensor methods of this face: where PyTorch's reading differs from the neutral method
+TENSOR_METHODS = {
+    "sum": sum, "mean": mean, "nansum": nansum, "nanmean": nanmean, "amax": amax,
+    "amin": amin, "logsumexp": logsumexp, "div": div, "divide": divide, "round": round,
+    "clamp": clamp, "clip": clip, "softmax": softmax, "log_softmax": log_softmax,
+    "flatten": flatten, "unsqueeze": unsqueeze, "take_along_dim": take_along_dim,
+    "index_select": index_select, "index_add": index_add, "expand": _expand,
+    "select": select, "unfold": _unfold, "ger": ger,
+}
+
+
+def _install_methods():
+    for name, impl in TENSOR_METHODS.items():
+        if not hasattr(_Tensor, name):
+            setattr(_Tensor, name, _not_neutral(name))
+        _install(_Tensor, name)
+        _TORCH.attributes[name] = impl
+    for name in ("float", "double", "half"):
+        if hasattr(_Tensor, name):
+            cast = getattr(_Tensor, name)           # the neutral method (class access)
+            _install(_Tensor, name)
+            _TORCH.attributes[name] = _accept_memory_format(cast)
+
+
+def _not_neutral(name):
+    def method(self, *args, **kwargs):
+        raise AttributeError(f"Tensor.{name} is PyTorch's (use a tensor from eagerad.torch); "
+                             "the neutral tensor has no such method")
+    method.__name__ = name
+    return method
+
+
+_install_methods()
