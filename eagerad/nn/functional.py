@@ -100,3 +100,208 @@ def __getattr__(name):
         return getattr(ops, name)
     except AttributeError:
         raise AttributeError(f"eagerad.nn.functional has no attribute {name!r}") from None
+
+
+# ----------------------------------------------------------------------------- more of
+# PyTorch's functional names, built from differentiable ops (derivatives of any order)
+from ..ops.nn_ops import reduce_loss as _reduce_loss  # noqa: E402
+from ..ops.norms import vector_norm as _vector_norm  # noqa: E402
+
+__all__ += sorted(_ACTIVATIONS) + [
+    "glu", "hardshrink", "hinge_embedding_loss", "margin_ranking_loss",
+    "multilabel_soft_margin_loss", "normalize", "pad", "pairwise_distance", "pixel_shuffle",
+    "pixel_unshuffle", "poisson_nll_loss", "rms_norm", "soft_margin_loss", "softmin",
+    "softshrink", "tanhshrink", "threshold", "unfold"]
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input`` divided by its ``p``-norm along ``dim`` (the norm kept at least ``eps``).
+
+    >>> normalize(eagerad.tensor([[3.0, 4.0]])).tolist()
+    [[0.6, 0.8]]
+    """
+    norm = _vector_norm(input, float(p), ops.shape.normalize_axis(dim, input.ndim), True)
+    return input / ops.clamp_min(norm, eps)
+
+
+def glu(input, dim=-1):
+    """Gated linear unit: the first half of ``dim`` times the sigmoid of the second half.
+
+    >>> round(glu(eagerad.tensor([1.0, 0.0])).item(), 4)
+    0.5
+    """
+    size = input.shape[dim]
+    if size % 2:
+        raise ValueError(f"glu: dimension {dim} of shape {tuple(input.shape)} must be even")
+    a, b = ops.split(input, size // 2, dim)
+    return a * ops.sigmoid(b)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-input)`` along ``dim``.
+
+    >>> softmin(eagerad.tensor([[0.0, 0.0]]), dim=1).tolist()
+    [[0.5, 0.5]]
+    """
+    return softmax(-input, dim, dtype)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """``input`` where it is above ``threshold``, else ``value``.
+
+    >>> threshold(eagerad.tensor([0.5, 2.0]), 1.0, -1.0).tolist()
+    [-1.0, 2.0]
+    """
+    return ops.where(input > threshold, input, input * 0 + value)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """``p``-norm of ``x1 - x2 + eps`` along the last dimension.
+
+    >>> round(pairwise_distance(eagerad.tensor([[3.0, 0.0]]), eagerad.tensor([[0.0, 4.0]]), eps=0.0).item(), 4)
+    5.0
+    """
+    diff = x1 - x2 + eps
+    return _vector_norm(diff, float(p), (max(diff.ndim, 1) - 1,) if diff.ndim else None,
+                        keepdim and diff.ndim > 0)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """``(*, C r^2, H, W) -> (*, C, H r, W r)``.
+
+    >>> pixel_shuffle(eagerad.ones(1, 4, 2, 3), 2).shape
+    (1, 1, 4, 6)
+    """
+    r = int(upscale_factor)
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise ValueError(f"pixel_shuffle: channels {c} are not divisible by {r}**2")
+    x = input.reshape(*lead, c // (r * r), r, r, h, w)
+    n = len(lead)
+    x = ops.transpose(x, tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))
+    return x.reshape(*lead, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """``(*, C, H r, W r) -> (*, C r^2, H, W)``, the inverse of ``pixel_shuffle``.
+
+    >>> pixel_unshuffle(eagerad.ones(1, 1, 4, 6), 2).shape
+    (1, 4, 2, 3)
+    """
+    r = int(downscale_factor)
+    *lead, c, h, w = input.shape
+    if h % r or w % r:
+        raise ValueError(f"pixel_unshuffle: height {h} and width {w} must be divisible by {r}")
+    x = input.reshape(*lead, c, h // r, r, w // r, r)
+    n = len(lead)
+    x = ops.transpose(x, tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
+    return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Sliding local blocks (im2col): ``(N, C, H, W) -> (N, C*kh*kw, L)``.
+
+    >>> unfold(eagerad.ones(1, 2, 3, 3), 2).shape
+    (1, 8, 4)
+    """
+    pair = lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v, v)  # noqa: E731
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = map(pair, (kernel_size, dilation, padding, stride))
+    batched = input.ndim == 4
+    if input.ndim not in (3, 4):
+        raise ValueError(f"unfold: input must be (N, C, H, W) or (C, H, W), got shape "
+                         f"{tuple(input.shape)}")
+    x = input if batched else input.reshape(1, *input.shape)
+    if ph or pw:
+        x = ops.pad(x, (pw, pw, ph, ph))
+    n, c, h, w = x.shape
+    oh, ow = (h - dh * (kh - 1) - 1) // sh + 1, (w - dw * (kw - 1) - 1) // sw + 1
+    if oh <= 0 or ow <= 0:
+        raise ValueError(f"unfold: kernel {kh}x{kw} does not fit input {tuple(input.shape)}")
+    cols = [x[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh, j * dw: j * dw + sw * (ow - 1) + 1: sw]
+            for i in range(kh) for j in range(kw)]
+    out = ops.stack(cols, 2).reshape(n, c * kh * kw, oh * ow)
+    return out if batched else out.reshape(c * kh * kw, oh * ow)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """``max(0, -target * (input1 - input2) + margin)``, reduced.
+
+    >>> margin_ranking_loss(eagerad.tensor([1.0]), eagerad.tensor([2.0]), eagerad.tensor([1.0])).item()
+    1.0
+    """
+    return _reduce_loss(ops.relu(-target * (input1 - input2) + margin), reduction,
+                        "margin_ranking_loss")
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """``log(1 + exp(-target * input))``, reduced.
+
+    >>> round(soft_margin_loss(eagerad.tensor([0.0]), eagerad.tensor([1.0])).item(), 4)
+    0.6931
+    """
+    return _reduce_loss(ops.softplus(-target * input), reduction, "soft_margin_loss")
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    """``input`` where ``target == 1``, ``max(0, margin - input)`` where ``target == -1``.
+
+    >>> hinge_embedding_loss(eagerad.tensor([0.3, 0.3]), eagerad.tensor([1.0, -1.0]), reduction="sum").item()
+    1.0
+    """
+    zero = input * 0
+    loss = ops.where(target != 1, ops.relu(margin - input), zero) + \
+        ops.where(target != -1, input, zero)
+    return _reduce_loss(loss, reduction, "hinge_embedding_loss")
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    """Binary cross-entropy with logits per class, averaged over the classes (last dim).
+
+    >>> round(multilabel_soft_margin_loss(eagerad.tensor([[0.0, 0.0]]), eagerad.tensor([[1.0, 0.0]])).item(), 4)
+    0.6931
+    """
+    loss = -(target * ops.log_sigmoid(input) + (1 - target) * ops.log_sigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce_loss(loss.mean(axis=-1), reduction, "multilabel_soft_margin_loss")
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    """Poisson negative log-likelihood: ``exp(input) - target * input`` for log-rates
+    (else ``input - target * log(input + eps)``); ``full`` adds Stirling's term.
+
+    >>> poisson_nll_loss(eagerad.tensor([0.0]), eagerad.tensor([2.0])).item()
+    1.0
+    """
+    if log_input:
+        loss = ops.exp(input) - target * input
+    else:
+        loss = input - target * ops.log(input + eps)
+    if full:
+        safe = ops.where(target > 1, target, target * 0 + 2)
+        stirling = safe * ops.log(safe) - safe + 0.5 * ops.log(2 * 3.141592653589793 * safe)
+        loss = loss + ops.where(target > 1, stirling, stirling * 0)
+    return _reduce_loss(loss, reduction, "poisson_nll_loss")
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``input / sqrt(mean(input^2) + eps)`` over the trailing ``normalized_shape``, times
+    ``weight``; ``eps`` defaults to the dtype's machine epsilon.
+
+    >>> rms_norm(eagerad.tensor([[3.0, -3.0]]), (2,)).tolist()
+    [[1.0, -1.0]]
+    """
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise ValueError(f"rms_norm: normalized_shape {shape} does not end input shape "
+                         f"{tuple(input.shape)}")
+    if eps is None:
+        import numpy as _np
+        eps = float(_np.finfo(_np.dtype(str(input.dtype).replace("torch.", ""))).eps)
+    axes = tuple(range(input.ndim - len(shape), input.ndim))
+    out = input * ops.rsqrt((input * input).mean(axis=axes, keepdims=True) + eps)
+    return out * weight if weight is not None else out
