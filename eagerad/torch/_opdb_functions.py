@@ -341,6 +341,237 @@ def _unfold(self, dimension, size, step):
     return out.reshape(out.shape[:-1]) if self.ndim == 0 else out
 
 
+# ----------------------------------------------------------------------------- more names
+
+# torch.X spellings of nn.functional.X (same arguments)
+from ..nn.functional import (celu, conv1d, conv2d, conv_transpose2d, cosine_similarity,  # noqa: E402,F401
+                             group_norm, layer_norm, pairwise_distance, pixel_shuffle,
+                             pixel_unshuffle, rms_norm, selu, threshold)
+from ..nn.functional import avg_pool1d, adaptive_avg_pool2d  # noqa: E402,F401
+from ..ops import (as_strided, as_strided_scatter, diagonal_scatter, index_copy,  # noqa: E402,F401
+                   index_fill, put, select_scatter, slice_scatter)
+__all__ += ["celu", "conv1d", "conv2d", "conv_transpose2d", "cosine_similarity", "group_norm",
+            "layer_norm", "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "rms_norm",
+            "selu", "threshold", "avg_pool1d", "as_strided", "as_strided_scatter",
+            "diagonal_scatter", "index_copy", "index_fill", "put", "select_scatter",
+            "slice_scatter"]
+
+
+@_public
+def permute(input, dims):
+    """``torch.permute(input, dims)``.
+
+    >>> import eagerad.torch as torch
+    >>> torch.permute(torch.ones(2, 3, 4), (2, 0, 1)).shape
+    torch.Size([4, 2, 3])
+    """
+    return input.permute(*dims)
+
+
+@_public
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input``.
+
+    >>> import eagerad.torch as torch
+    >>> torch.rsub(torch.tensor([1.0]), 5.0, alpha=2).tolist()
+    [3.0]
+    """
+    return other - (input if alpha == 1 else input * alpha)
+
+
+def _spread_and_mean(name, spread):
+    def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        from . import std, var
+        stat = {"std": std, "var": var}[spread]
+        dim = _scalar_dims(input, dim, name)
+        return (stat(input, dim, unbiased, keepdim, correction=correction),
+                mean(input, dim, keepdim))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"``torch.{name}``: ``({spread}, mean)`` in one call.\n\n"
+                  f"    >>> import eagerad.torch as torch\n"
+                  f"    >>> [t.item() for t in torch.{name}(torch.tensor([1.0, 3.0], dtype=torch.float64))]\n"
+                  f"    [{ {'std': 1.4142135623730951, 'var': 2.0}[spread]!r}, 2.0]\n    ")
+    return _public(fn)
+
+
+std_mean = _spread_and_mean("std_mean", "std")
+var_mean = _spread_and_mean("var_mean", "var")
+
+
+@_public
+def aminmax(input, *, dim=None, keepdim=False):
+    """``torch.aminmax``: ``(min, max)`` over ``dim`` (all elements when None).
+
+    >>> import eagerad.torch as torch
+    >>> torch.aminmax(torch.tensor([[1.0, 5.0], [3.0, 2.0]]), dim=1)
+    MinMax(min=tensor([1., 2.]), max=tensor([5., 3.]))
+    """
+    return _MinMax(amin(input, dim, keepdim), amax(input, dim, keepdim))
+
+
+from collections import namedtuple as _namedtuple  # noqa: E402
+_MinMax = _namedtuple("MinMax", ["min", "max"])
+
+
+def _trapezoid_parts(y, x, dx, dim):
+    dim = _axis(dim, y.ndim)
+    n = y.shape[dim]
+    lo, hi = _ops.narrow(y, dim, 0, n - 1), _ops.narrow(y, dim, 1, n - 1)
+    if x is None:
+        return (lo + hi) * (0.5 * (1.0 if dx is None else dx)), dim
+    if isinstance(x, _Tensor):
+        if x.ndim == 1:
+            shape = [1] * y.ndim
+            shape[dim] = n
+            x = x.reshape(shape)
+        xd = _ops.diff(x, axis=dim if x.ndim == y.ndim else -1)
+    else:
+        raise TypeError(f"trapezoid: x must be a tensor, got {type(x).__name__}")
+    return (lo + hi) * xd * 0.5, dim
+
+
+@_public
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """``torch.trapezoid``: the trapezoid rule along ``dim``, spacing ``dx`` or points ``x``.
+
+    >>> import eagerad.torch as torch
+    >>> torch.trapezoid(torch.tensor([1.0, 2.0, 3.0])).item(), torch.trapezoid(torch.tensor([1.0, 3.0]), dx=2.0).item()
+    (4.0, 4.0)
+    """
+    if y.shape[_axis(dim, y.ndim)] == 0:
+        return sum(y, dim)
+    parts, dim = _trapezoid_parts(y, x, dx, dim)
+    return sum(parts, dim)
+
+
+@_public
+def trapz(y, x=None, *, dx=None, dim=-1):
+    """``torch.trapz``: ``trapezoid``'s older name (``dx`` may be positional).
+
+    >>> import eagerad.torch as torch
+    >>> torch.trapz(torch.tensor([1.0, 3.0]), dx=2.0).item()
+    4.0
+    """
+    if x is not None and not isinstance(x, _Tensor):
+        x, dx = None, x
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+@_public
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """``torch.cumulative_trapezoid``: running trapezoid sums along ``dim``.
+
+    >>> import eagerad.torch as torch
+    >>> torch.cumulative_trapezoid(torch.tensor([1.0, 2.0, 3.0])).tolist()
+    [1.5, 4.0]
+    """
+    parts, dim = _trapezoid_parts(y, x, dx, dim)
+    return _ops.cumsum(parts, dim)
+
+
+@_public
+def combinations(input, r=2, with_replacement=False):
+    """``torch.combinations``: the length-``r`` combinations of a 1-D tensor, one per row.
+
+    >>> import eagerad.torch as torch
+    >>> torch.combinations(torch.tensor([1, 2, 3])).tolist()
+    [[1, 2], [1, 3], [2, 3]]
+    """
+    import itertools
+    if input.ndim != 1:
+        raise ValueError(f"combinations: input must be 1-D, got shape {tuple(input.shape)}")
+    pick = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    rows = list(pick(range(input.shape[0]), r))
+    if not rows:
+        return input[:0].reshape(0, r) if r else input[:0]
+    return input[_tensor(rows)]
+
+
+def _identity(name, doc):
+    def fn(input):
+        return input
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc + ("\n\n    >>> import eagerad.torch as torch\n"
+                        f"    >>> torch.{name}(torch.tensor([1.0])).tolist()\n    [1.0]\n    ")
+    return _public(fn)
+
+
+conj = _identity("conj", "``torch.conj``: real tensors are their own conjugate.")
+conj_physical = _identity("conj_physical", "``torch.conj_physical``: as ``conj`` for real tensors.")
+resolve_conj = _identity("resolve_conj", "``torch.resolve_conj``: nothing to resolve on real tensors.")
+resolve_neg = _identity("resolve_neg", "``torch.resolve_neg``: nothing to resolve on real tensors.")
+real = _identity("real", "``torch.real``: a real tensor is its own real part.")
+
+
+def _copy_of(name, fn):
+    def copy(input, *args, **kwargs):
+        out = fn(input, *args, **kwargs)
+        return [t.clone() for t in out] if isinstance(out, (tuple, list)) else out.clone()
+    copy.__name__ = copy.__qualname__ = name
+    copy.__doc__ = (f"``torch.{name}``: ``{fn.__name__}`` as a new tensor (never a view).\n\n"
+                    f"    >>> import eagerad.torch as torch\n"
+                    f"    >>> callable(torch.{name})\n    True\n    ")
+    return _public(copy)
+
+
+@_public
+def split_with_sizes(input, split_sizes, dim=0):
+    """``torch.split_with_sizes``: pieces of the given sizes along ``dim``.
+
+    >>> import eagerad.torch as torch
+    >>> [t.shape[0] for t in torch.split_with_sizes(torch.ones(5), [2, 3])]
+    [2, 3]
+    """
+    return _ops.split(input, list(split_sizes), dim)
+
+
+def _narrow(input, dim, start, length):
+    return _ops.narrow(input, dim, start, length)
+
+
+def _view(input, *shape):
+    return input.reshape(*shape)
+
+
+def _expand_fn(input, size, *, implicit=False):
+    return _expand(input, size)
+
+
+alias_copy = _copy_of("alias_copy", lambda x: x)
+expand_copy = _copy_of("expand_copy", _expand_fn)
+permute_copy = _copy_of("permute_copy", permute)
+diagonal_copy = _copy_of("diagonal_copy", _ops.diagonal)
+t_copy = _copy_of("t_copy", _ops.t)
+transpose_copy = _copy_of("transpose_copy", _ops.swapaxes)
+unsqueeze_copy = _copy_of("unsqueeze_copy", unsqueeze)
+unbind_copy = _copy_of("unbind_copy", _ops.unbind)
+view_copy = _copy_of("view_copy", _view)
+narrow_copy = _copy_of("narrow_copy", _narrow)
+unfold_copy = _copy_of("unfold_copy", lambda x, d, size, step: _unfold(x, d, size, step))
+split_with_sizes_copy = _copy_of("split_with_sizes_copy", split_with_sizes)
+unsafe_split = _copy_of("unsafe_split", _ops.split)
+unsafe_chunk = _copy_of("unsafe_chunk", _ops.chunk)
+
+
+def _squeeze_any(input, dim=None):
+    return input.squeeze(dim)
+
+
+squeeze_copy = _copy_of("squeeze_copy", _squeeze_any)
+
+
+def _sum_to_size(self, *size):
+    """``x.sum_to_size(*size)``: summed down to ``size`` (the inverse of broadcasting)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    lead = self.ndim - len(size)
+    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
+                                      if s == 1 and self.shape[lead + i] != 1)
+    out = _ops.sum(self, axis=axes, keepdims=True) if axes else self
+    return out.reshape(size)
+
+
 def _accept_memory_format(cast):
     def method(self, memory_format=None):
         return cast(self)
@@ -356,7 +587,11 @@ TENSOR_METHODS = {
     "clamp": clamp, "clip": clip, "softmax": softmax, "log_softmax": log_softmax,
     "flatten": flatten, "unsqueeze": unsqueeze, "take_along_dim": take_along_dim,
     "index_select": index_select, "index_add": index_add, "expand": _expand,
-    "select": select, "unfold": _unfold, "ger": ger,
+    "select": select, "unfold": _unfold, "ger": ger, "sum_to_size": _sum_to_size,
+    "conj": conj, "conj_physical": conj_physical, "resolve_conj": resolve_conj,
+    "resolve_neg": resolve_neg, "split_with_sizes": split_with_sizes,
+    "unsafe_split": unsafe_split, "unsafe_chunk": unsafe_chunk, "narrow_copy": narrow_copy,
+    "aminmax": aminmax,
 }
 
 
