@@ -18,7 +18,8 @@ spelling is at least ``FLOOR`` (raise it as ops get fixed).  Run with ``-s`` to 
 table; ``EAGERAD_OPDB_WRITE=1`` also writes ``tests/data/torch_opdb_status.json``;
 ``EAGERAD_OPDB_ONLY=sum,max`` checks only the named ops (the floor is then not asserted).
 The module is skipped when torch or expecttest is not installed (as in CI, which installs
-only the ``test`` extra) and takes about a minute on two cores with warm Numba caches.
+only the ``test`` extra) or when ``EAGERAD_SKIP_OPDB=1``; it takes about a minute of CPU
+time (two cores, warm Numba caches; loading ``op_db`` alone is several seconds).
 """
 import json
 import os
@@ -31,13 +32,15 @@ from collections import Counter
 import numpy as np
 import pytest
 
+if os.environ.get("EAGERAD_SKIP_OPDB"):
+    pytest.skip("EAGERAD_SKIP_OPDB is set", allow_module_level=True)
 torch = pytest.importorskip("torch")
 pytest.importorskip("expecttest")
 
 import eagerad
 
 # Ops passing in every public spelling must not drop below this (raise it as ops get fixed).
-FLOOR = 234
+FLOOR = 262
 SAMPLES = 4               # sample inputs per op
 RTOL, ATOL = 1e-6, 1e-7
 CALL_SECONDS = 20         # one eagerad call (forward + both gradient orders) may take this long

@@ -189,3 +189,18 @@ def tanhshrink(input):
     0.2384
     """
     return input - _math.tanh(input)
+
+
+@export(methods=("float_power",))
+def float_power(input, exponent):
+    """``input ** exponent`` computed in float64 (both operands promoted).
+
+    >>> import eagerad
+    >>> r = float_power(eagerad.tensor([2.0]), 0.5); str(r.dtype), round(r.item(), 6)
+    ('float64', 1.414214)
+    """
+    base = input.astype("float64") if hasattr(input, "astype") else float(input)
+    power = exponent.astype("float64") if hasattr(exponent, "astype") else float(exponent)
+    if not hasattr(base, "astype"):         # a number raised to a tensor
+        base = power * 0 + base
+    return _math.pow(base, power)

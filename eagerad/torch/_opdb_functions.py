@@ -348,13 +348,14 @@ from ..nn.functional import (celu, conv1d, conv2d, conv_transpose2d, cosine_simi
                              group_norm, layer_norm, pairwise_distance, pixel_shuffle,
                              pixel_unshuffle, rms_norm, selu, threshold)
 from ..nn.functional import avg_pool1d, adaptive_avg_pool2d  # noqa: E402,F401
+from ..ops import corrcoef, cov, float_power  # noqa: E402,F401
 from ..ops import (as_strided, as_strided_scatter, diagonal_scatter, index_copy,  # noqa: E402,F401
                    index_fill, put, select_scatter, slice_scatter)
 __all__ += ["celu", "conv1d", "conv2d", "conv_transpose2d", "cosine_similarity", "group_norm",
             "layer_norm", "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "rms_norm",
             "selu", "threshold", "avg_pool1d", "as_strided", "as_strided_scatter",
             "diagonal_scatter", "index_copy", "index_fill", "put", "select_scatter",
-            "slice_scatter"]
+            "slice_scatter", "corrcoef", "cov", "float_power"]
 
 
 @_public
@@ -383,6 +384,8 @@ def _spread_and_mean(name, spread):
     def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         from . import std, var
         stat = {"std": std, "var": var}[spread]
+        if isinstance(dim, bool):           # torch.std_mean(x, True): ``unbiased``
+            dim, unbiased = None, dim
         dim = _scalar_dims(input, dim, name)
         return (stat(input, dim, unbiased, keepdim, correction=correction),
                 mean(input, dim, keepdim))
