@@ -106,12 +106,14 @@ def __getattr__(name):
 # PyTorch's functional names, built from differentiable ops (derivatives of any order)
 from ..ops.nn_ops import reduce_loss as _reduce_loss  # noqa: E402
 from ..ops.norms import vector_norm as _vector_norm  # noqa: E402
+from ..tensor import tensor as _index  # noqa: E402
 
 __all__ += sorted(_ACTIVATIONS) + [
     "glu", "hardshrink", "hinge_embedding_loss", "margin_ranking_loss",
     "multilabel_soft_margin_loss", "normalize", "pad", "pairwise_distance", "pixel_shuffle",
     "pixel_unshuffle", "poisson_nll_loss", "rms_norm", "soft_margin_loss", "softmin",
-    "softshrink", "tanhshrink", "threshold", "unfold"]
+    "softshrink", "tanhshrink", "threshold", "unfold", "pdist", "cosine_embedding_loss",
+    "triplet_margin_loss", "gaussian_nll_loss"]
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -305,3 +307,76 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     axes = tuple(range(input.ndim - len(shape), input.ndim))
     out = input * ops.rsqrt((input * input).mean(axis=axes, keepdims=True) + eps)
     return out * weight if weight is not None else out
+
+
+def pdist(input, p=2.0):
+    """``p``-norm distances between every pair of rows ``i < j`` (``torch.pdist``).
+
+    >>> import eagerad
+    >>> pdist(eagerad.tensor([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]])).tolist()
+    [5.0, 1.0, 4.242640495300293]
+    """
+    n = input.shape[0]
+    first = [i for i in range(n) for _ in range(i + 1, n)]
+    second = [j for i in range(n) for j in range(i + 1, n)]
+    if not first:
+        return input.reshape(-1)[:0]
+    diff = input[_index(first)] - input[_index(second)]
+    return _vector_norm(diff, float(p), (1,), False)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """``1 - cos`` for ``target == 1``, ``max(0, cos - margin)`` for ``target == -1``
+    (cosine along the last dimension).
+
+    >>> cosine_embedding_loss(eagerad.tensor([[1.0, 0.0]]), eagerad.tensor([[0.0, 1.0]]), eagerad.tensor([1.0])).item()
+    1.0
+    """
+    eps = 1e-12
+    dim = input1.ndim - 1
+    dot = (input1 * input2).sum(axis=dim)
+    sq1 = (input1 * input1).sum(axis=dim) + eps
+    sq2 = (input2 * input2).sum(axis=dim) + eps
+    cos = dot / ops.sqrt(sq1 * sq2)
+    zero = cos * 0
+    loss = ops.where(target == 1, 1 - cos, zero) + \
+        ops.where(target == -1, ops.relu(cos - margin), zero)
+    return _reduce_loss(loss, reduction, "cosine_embedding_loss")
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with ``d`` the
+    ``pairwise_distance``; ``swap`` uses the smaller of ``d(a, n)`` and ``d(p, n)``.
+
+    >>> triplet_margin_loss(eagerad.tensor([[0.0]]), eagerad.tensor([[0.0]]), eagerad.tensor([[3.0]]), eps=0.0).item()
+    0.0
+    """
+    d_ap = pairwise_distance(anchor, positive, p, eps)
+    d_an = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_an = ops.minimum(d_an, pairwise_distance(positive, negative, p, eps))
+    return _reduce_loss(ops.relu(margin + d_ap - d_an), reduction, "triplet_margin_loss")
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """Gaussian negative log-likelihood ``0.5 (log var + (input - target)^2 / var)``
+    (+ ``0.5 log 2 pi`` when ``full``); ``var`` is floored at ``eps`` without stopping its
+    gradient, and may omit the last dimension or have size 1 there.
+
+    >>> gaussian_nll_loss(eagerad.tensor([1.0]), eagerad.tensor([1.0]), eagerad.tensor([1.0])).item()
+    0.0
+    """
+    import math
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.reshape(tuple(var.shape) + (1,))
+        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
+            raise ValueError(f"gaussian_nll_loss: var of shape {tuple(var.shape)} does not fit "
+                             f"input of shape {tuple(input.shape)}")
+    var = var + (ops.clamp(var.detach(), eps, None) - var.detach())
+    loss = 0.5 * (ops.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce_loss(loss, reduction, "gaussian_nll_loss")

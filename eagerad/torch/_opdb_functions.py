@@ -18,11 +18,13 @@ of tensors stamped by this face.
 (torch.Size([2, 6]), torch.Size([2, 3]), tensor(2.))
 """
 import builtins
+from collections import namedtuple as _namedtuple
 
 from .. import linalg as _linalg
 from .. import ops as _ops
 from ..face import install as _install
 from ..ops import shape as _shape
+from ..ops.norms import vector_norm as _vector_norm
 from ..tensor import Tensor as _Tensor, tensor as _tensor
 from ._face import TORCH as _TORCH
 
@@ -347,13 +349,13 @@ def _unfold(self, dimension, size, step):
 from ..nn.functional import (celu, conv1d, conv2d, conv_transpose2d, cosine_similarity,  # noqa: E402,F401
                              group_norm, layer_norm, pairwise_distance, pixel_shuffle,
                              pixel_unshuffle, rms_norm, selu, threshold)
-from ..nn.functional import avg_pool1d, adaptive_avg_pool2d  # noqa: E402,F401
+from ..nn.functional import avg_pool1d, adaptive_avg_pool2d, pdist  # noqa: E402,F401
 from ..ops import corrcoef, cov, float_power  # noqa: E402,F401
 from ..ops import (as_strided, as_strided_scatter, diagonal_scatter, index_copy,  # noqa: E402,F401
                    index_fill, put, select_scatter, slice_scatter)
 __all__ += ["celu", "conv1d", "conv2d", "conv_transpose2d", "cosine_similarity", "group_norm",
             "layer_norm", "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "rms_norm",
-            "selu", "threshold", "avg_pool1d", "as_strided", "as_strided_scatter",
+            "selu", "threshold", "avg_pool1d", "pdist", "as_strided", "as_strided_scatter",
             "diagonal_scatter", "index_copy", "index_fill", "put", "select_scatter",
             "slice_scatter", "corrcoef", "cov", "float_power"]
 
@@ -412,7 +414,6 @@ def aminmax(input, *, dim=None, keepdim=False):
     return _MinMax(amin(input, dim, keepdim), amax(input, dim, keepdim))
 
 
-from collections import namedtuple as _namedtuple  # noqa: E402
 _MinMax = _namedtuple("MinMax", ["min", "max"])
 
 
@@ -575,6 +576,197 @@ def _sum_to_size(self, *size):
     return out.reshape(size)
 
 
+# ----------------------------------------------------------------------------- linear algebra
+# and distances under PyTorch's older top-level names
+
+@_public
+def cholesky(input, upper=False, *, out=None):
+    """``torch.cholesky``: the Cholesky factor (lower, or upper when ``upper``).
+
+    >>> import eagerad.torch as torch
+    >>> torch.cholesky(torch.tensor([[4.0, 2.0], [2.0, 2.0]])).tolist()
+    [[2.0, 0.0], [1.0, 1.0]]
+    """
+    return _linalg.cholesky(input, upper=upper)
+
+
+@_public
+def cholesky_solve(B, L, upper=False, *, out=None):
+    """``torch.cholesky_solve(B, L)``: solves ``A X = B`` given ``A``'s Cholesky factor ``L``.
+
+    >>> import eagerad.torch as torch
+    >>> torch.cholesky_solve(torch.tensor([[2.0], [4.0]]), torch.tensor([[1.0, 0.0], [0.0, 2.0]])).tolist()
+    [[2.0], [1.0]]
+    """
+    return _linalg.cholesky_solve(B, L, upper=upper)
+
+
+@_public
+def cholesky_inverse(L, upper=False, *, out=None):
+    """``torch.cholesky_inverse``: the inverse of ``A = L L^T`` (``U^T U`` when ``upper``).
+
+    >>> import eagerad.torch as torch
+    >>> torch.cholesky_inverse(torch.tensor([[2.0, 0.0], [0.0, 1.0]])).tolist()
+    [[0.25, 0.0], [0.0, 1.0]]
+    """
+    factor = L.swapaxes(-1, -2) if upper else L
+    eye = _ops.eye(L.shape[-1], dtype=L.dtype)
+    return _linalg.cholesky_solve(_ops.broadcast_to(eye, tuple(L.shape)), factor)
+
+
+@_public
+def pinverse(input, rcond=1e-15):
+    """``torch.pinverse``: the pseudo-inverse, singular values below ``rcond * max`` dropped.
+
+    >>> import eagerad.torch as torch
+    >>> torch.pinverse(torch.tensor([[2.0, 0.0], [0.0, 0.0]])).tolist()
+    [[0.5, 0.0], [0.0, 0.0]]
+    """
+    return _linalg.pinv(input, rtol=rcond)
+
+
+_QR = _namedtuple("QR", ["Q", "R"])
+_SVD = _namedtuple("SVD", ["U", "S", "V"])
+
+
+@_public
+def qr(input, some=True, *, out=None):
+    """``torch.qr``: reduced (``some``) or complete ``(Q, R)``.
+
+    >>> import eagerad.torch as torch
+    >>> torch.qr(torch.eye(2)).R.tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    return _QR(*_linalg.qr(input, mode="reduced" if some else "complete"))
+
+
+@_public
+def svd(input, some=True, compute_uv=True, *, out=None):
+    """``torch.svd``: ``(U, S, V)`` with ``V`` (not its transpose); without ``compute_uv``
+    ``U`` and ``V`` are zeros.
+
+    >>> import eagerad.torch as torch
+    >>> torch.svd(torch.tensor([[3.0, 0.0], [0.0, 2.0]])).S.tolist()
+    [3.0, 2.0]
+    """
+    u, s_, vh = _linalg.svd(input, full_matrices=not some)
+    v = vh.swapaxes(-1, -2)
+    if not compute_uv:
+        return _SVD(u.detach() * 0, s_, v.detach() * 0)
+    return _SVD(u, s_, v)
+
+
+@_public
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """``torch.cdist``: ``p``-norm distances between the rows of ``x1`` and of ``x2``.
+
+    >>> import eagerad.torch as torch
+    >>> torch.cdist(torch.tensor([[0.0, 0.0]]), torch.tensor([[3.0, 4.0], [0.0, 1.0]])).tolist()
+    [[5.0, 1.0]]
+    """
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    return _vector_norm(diff, float(p), (diff.ndim - 1,), False)
+
+
+@_public
+def renorm(input, p, dim, maxnorm):
+    """``torch.renorm``: each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` is
+    scaled down to norm ``maxnorm``.
+
+    >>> import eagerad.torch as torch
+    >>> torch.renorm(torch.tensor([[3.0, 4.0], [0.3, 0.4]]), 2, 0, 1.0).tolist()
+    [[0.6000000238418579, 0.800000011920929], [0.30000001192092896, 0.4000000059604645]]
+    """
+    dim = _axis(dim, input.ndim)
+    others = tuple(d for d in range(input.ndim) if d != dim)
+    norm = _vector_norm(input, float(p), others, True)
+    scale = _ops.where(norm > maxnorm, maxnorm / (norm + 1e-7), norm * 0 + 1)
+    return input * scale
+
+
+@_public
+def mvlgamma(input, p):
+    """``torch.mvlgamma``: the multivariate log-gamma of dimension ``p``.
+
+    >>> import eagerad.torch as torch
+    >>> torch.mvlgamma(torch.tensor(2.5), 1).item()
+    0.284683
+    """
+    import math
+    total = input * 0 + p * (p - 1) / 4 * math.log(math.pi)
+    for i in range(p):
+        total = total + _ops.lgamma(input - i / 2)
+    return total
+
+
+@_public
+def angle(input):
+    """``torch.angle`` of real input: 0 for ``x >= 0``, pi for ``x < 0`` (NaN stays NaN).
+
+    >>> import eagerad.torch as torch
+    >>> torch.angle(torch.tensor([-1.0, 2.0])).tolist()
+    [3.1415927410125732, 0.0]
+    """
+    import math
+    zero = input.detach() * 0
+    return _ops.where(input < 0, zero + math.pi, zero)
+
+
+@_public
+def prelu(input, weight):
+    """``torch.prelu``: ``x`` where positive, else ``weight * x`` (one weight, or one per
+    channel, the channel dimension being 1).
+
+    >>> import eagerad.torch as torch
+    >>> torch.prelu(torch.tensor([-2.0, 3.0]), torch.tensor([0.5])).tolist()
+    [-1.0, 3.0]
+    """
+    if weight.numel() > 1 and input.ndim >= 2:
+        weight = weight.reshape((1, -1) + (1,) * (input.ndim - 2))
+    elif weight.numel() == 1:
+        weight = weight.reshape(())
+    return _ops.where(input > 0, input, weight * input)
+
+
+@_public
+def constant_pad_nd(input, pad, value=0):
+    """``torch.constant_pad_nd``: ``F.pad`` in constant mode (negative pads crop).
+
+    >>> import eagerad.torch as torch
+    >>> torch.constant_pad_nd(torch.ones(2), (1, 0)).tolist()
+    [0.0, 1.0, 1.0]
+    """
+    return _ops.pad(input, tuple(pad), "constant", value)
+
+
+@_public
+def fill(input, value):
+    """``torch.fill``: a tensor like ``input`` holding ``value`` (a number or a 0-d tensor,
+    which then gets the gradient).
+
+    >>> import eagerad.torch as torch
+    >>> torch.fill(torch.zeros(2), 3.0).tolist()
+    [3.0, 3.0]
+    """
+    return _ops.zeros_like(input) + value
+
+
+@_public
+def adjoint(input):
+    """``torch.adjoint``: the last two dimensions swapped (real tensors).
+
+    >>> import eagerad.torch as torch
+    >>> torch.adjoint(torch.ones(2, 3)).shape
+    torch.Size([3, 2])
+    """
+    return input.swapaxes(-1, -2)
+
+
+def _where_method(self, condition, other):
+    """``x.where(condition, y)``: ``x`` where ``condition``, else ``y``."""
+    return _ops.where(condition, self, other)
+
+
 def _accept_memory_format(cast):
     def method(self, memory_format=None):
         return cast(self)
@@ -594,14 +786,21 @@ TENSOR_METHODS = {
     "conj": conj, "conj_physical": conj_physical, "resolve_conj": resolve_conj,
     "resolve_neg": resolve_neg, "split_with_sizes": split_with_sizes,
     "unsafe_split": unsafe_split, "unsafe_chunk": unsafe_chunk, "narrow_copy": narrow_copy,
-    "aminmax": aminmax,
+    "aminmax": aminmax, "cholesky": cholesky, "cholesky_solve": cholesky_solve,
+    "cholesky_inverse": cholesky_inverse, "pinverse": pinverse, "qr": qr, "svd": svd,
+    "renorm": renorm, "mvlgamma": mvlgamma, "angle": angle, "prelu": prelu,
+    "adjoint": adjoint, "where": _where_method,
+    "real": property(real, doc="A real tensor is its own real part."),
+    "__rdiv__": lambda self, other: _ops.div(other, self),
+    "H": property(adjoint, doc="The transpose of a real matrix."),
+    "mH": property(adjoint, doc="The last two dimensions swapped (real tensors)."),
 }
 
 
 def _install_methods():
     for name, impl in TENSOR_METHODS.items():
         if not hasattr(_Tensor, name):
-            setattr(_Tensor, name, _not_neutral(name))
+            setattr(_Tensor, name, _not_neutral(name, isinstance(impl, property)))
         _install(_Tensor, name)
         _TORCH.attributes[name] = impl
     for name in ("float", "double", "half"):
@@ -611,12 +810,14 @@ def _install_methods():
             _TORCH.attributes[name] = _accept_memory_format(cast)
 
 
-def _not_neutral(name):
+def _not_neutral(name, is_property):
+    """The neutral tensor's stand-in for a PyTorch-only method or property: it says where
+    the name lives."""
     def method(self, *args, **kwargs):
         raise AttributeError(f"Tensor.{name} is PyTorch's (use a tensor from eagerad.torch); "
-                             "the neutral tensor has no such method")
+                             "the neutral tensor has no such attribute")
     method.__name__ = name
-    return method
+    return property(method) if is_property else method
 
 
 _install_methods()
