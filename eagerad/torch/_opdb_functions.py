@@ -268,6 +268,20 @@ def tensordot(a, b, dims=2, out=None):
 
 
 @_public
+def tensor_split(input, indices_or_sections, dim=0):
+    """``torch.tensor_split``: a count of sections or the split indices, also as a tensor
+    (0-d: a count; 1-D: indices).
+
+    >>> import eagerad.torch as torch
+    >>> [t.shape[0] for t in torch.tensor_split(torch.ones(5), torch.tensor([1, 3]))]
+    [1, 2, 2]
+    """
+    if isinstance(indices_or_sections, _Tensor):
+        indices_or_sections = indices_or_sections.tolist()
+    return _ops.tensor_split(input, indices_or_sections, dim)
+
+
+@_public
 def take_along_dim(input, indices, dim=None, *, out=None):
     """``torch.take_along_dim``: without ``dim``, both are flattened first.
 
@@ -780,7 +794,7 @@ TENSOR_METHODS = {
     "sum": sum, "mean": mean, "nansum": nansum, "nanmean": nanmean, "amax": amax,
     "amin": amin, "logsumexp": logsumexp, "div": div, "divide": divide, "round": round,
     "clamp": clamp, "clip": clip, "softmax": softmax, "log_softmax": log_softmax,
-    "flatten": flatten, "unsqueeze": unsqueeze, "take_along_dim": take_along_dim,
+    "flatten": flatten, "unsqueeze": unsqueeze, "tensor_split": tensor_split, "take_along_dim": take_along_dim,
     "index_select": index_select, "index_add": index_add, "expand": _expand,
     "select": select, "unfold": _unfold, "ger": ger, "sum_to_size": _sum_to_size,
     "conj": conj, "conj_physical": conj_physical, "resolve_conj": resolve_conj,
