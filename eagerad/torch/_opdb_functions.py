@@ -776,6 +776,57 @@ def adjoint(input):
     return input.swapaxes(-1, -2)
 
 
+@_public
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """``torch.norm``: a number ``p`` is the vector norm over ``dim`` (all elements when
+    None, a matrix included); ``'fro'`` the 2-norm over ``dim``; ``'nuc'`` the nuclear norm.
+
+    >>> import eagerad.torch as torch
+    >>> torch.norm(torch.tensor([[3.0, 0.0], [0.0, 4.0]])).item(), torch.norm(torch.tensor([[3.0, 0.0], [0.0, 4.0]]), 1).item()
+    (5.0, 7.0)
+    """
+    if dtype is not None:
+        input = input.to(dtype=dtype)
+    if p is None:
+        p = "fro"
+    if p == "nuc":
+        return _linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else tuple(dim),
+                                   keepdim)
+    if isinstance(p, str) and p != "fro":
+        raise ValueError(f"norm: p must be a number, 'fro' or 'nuc', got {p!r}")
+    order = 2.0 if p == "fro" else float(p)
+    axes = None if dim is None else _shape.normalize_axis(dim, builtins.max(input.ndim, 1))
+    if input.ndim == 0:
+        return _vector_norm(input.reshape(1), order, None, False).reshape(
+            (1,) if keepdim and axes else ())
+    return _vector_norm(input, order, axes, keepdim)
+
+
+def _to(self, *args, memory_format=None, non_blocking=False, copy=False, **kwargs):
+    """PyTorch's ``x.to(...)``: ``memory_format``/``non_blocking`` accepted, ``copy=True``
+    always returns a new tensor."""
+    device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
+    flags = []
+    for a in args:
+        if isinstance(a, _Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, bool):
+            flags.append(a)                 # (non_blocking, copy) in this order
+        elif isinstance(a, (str,)) or type(a).__name__ == "Device":
+            device = a
+        elif a is not None:
+            dtype = a
+    if len(flags) > 1:
+        copy = flags[1]
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    out = _NEUTRAL_TO(self, device, dtype)
+    return out.clone() if copy and out is self else out
+
+
+_NEUTRAL_TO = _Tensor.to
+
+
 def _where_method(self, condition, other):
     """``x.where(condition, y)``: ``x`` where ``condition``, else ``y``."""
     return _ops.where(condition, self, other)
@@ -800,7 +851,7 @@ TENSOR_METHODS = {
     "conj": conj, "conj_physical": conj_physical, "resolve_conj": resolve_conj,
     "resolve_neg": resolve_neg, "split_with_sizes": split_with_sizes,
     "unsafe_split": unsafe_split, "unsafe_chunk": unsafe_chunk, "narrow_copy": narrow_copy,
-    "aminmax": aminmax, "cholesky": cholesky, "cholesky_solve": cholesky_solve,
+    "aminmax": aminmax, "norm": norm, "to": _to, "cholesky": cholesky, "cholesky_solve": cholesky_solve,
     "cholesky_inverse": cholesky_inverse, "pinverse": pinverse, "qr": qr, "svd": svd,
     "renorm": renorm, "mvlgamma": mvlgamma, "angle": angle, "prelu": prelu,
     "adjoint": adjoint, "where": _where_method,
