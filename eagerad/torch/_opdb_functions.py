@@ -49,6 +49,15 @@ def _public(fn):
     return fn
 
 
+def _made(fn, name, summary, example, result):
+    """Name a generated ``torch.<name>`` function, give it a docstring whose doctest runs
+    ``example`` (``torch.`` prefixed) expecting ``result``, and make it public."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"{summary}\n\n    >>> import eagerad.torch as torch\n"
+                  f"    >>> {example}\n    {result}\n    ")
+    return _public(fn)
+
+
 # ----------------------------------------------------------------------------- dims
 
 def _axis(dim, ndim):
@@ -83,11 +92,9 @@ def _reduction(name, core, has_dtype):
         if dtype is not None:
             input = input.to(dtype=dtype)
         return core(input, dim=dim, keepdim=keepdim)
-    reduce.__name__ = reduce.__qualname__ = name
-    reduce.__doc__ = (f"``torch.{name}(input, dim=None, keepdim=False)``; a 0-d input takes "
-                      f"``dim`` 0 or -1.\n\n    >>> import eagerad.torch as torch\n"
-                      f"    >>> torch.{name}(torch.tensor(2.0), 0).shape\n    torch.Size([])\n    ")
-    return _public(reduce)
+    return _made(reduce, name, f"``torch.{name}(input, dim=None, keepdim=False)``; a 0-d "
+                 "input takes ``dim`` 0 or -1.", f"torch.{name}(torch.tensor(2.0), 0).shape",
+                 "torch.Size([])")
 
 
 sum = _reduction("sum", _ops.sum, True)
@@ -208,12 +215,9 @@ def _softmax_family(name, core):
         if dim is None:
             dim = 0 if input.ndim in (0, 1, 3) else 1     # PyTorch's legacy implicit dim
         return core(input, dim)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = (f"``torch.{name}(input, dim, dtype=None)``.\n\n"
-                  f"    >>> import eagerad.torch as torch\n"
-                  f"    >>> torch.{name}(torch.zeros(2, 2), dim=1, dtype=torch.float64).dtype == torch.float64\n"
-                  f"    True\n    ")
-    return _public(fn)
+    return _made(fn, name, f"``torch.{name}(input, dim, dtype=None)``.",
+                 f"torch.{name}(torch.zeros(2, 2), dim=1, dtype=torch.float64).dtype "
+                 "== torch.float64", "True")
 
 
 softmax = _softmax_family("softmax", _ops.softmax)
@@ -405,12 +409,10 @@ def _spread_and_mean(name, spread):
         dim = _scalar_dims(input, dim, name)
         return (stat(input, dim, unbiased, keepdim, correction=correction),
                 mean(input, dim, keepdim))
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = (f"``torch.{name}``: ``({spread}, mean)`` in one call.\n\n"
-                  f"    >>> import eagerad.torch as torch\n"
-                  f"    >>> [t.item() for t in torch.{name}(torch.tensor([1.0, 3.0], dtype=torch.float64))]\n"
-                  f"    [{ {'std': 1.4142135623730951, 'var': 2.0}[spread]!r}, 2.0]\n    ")
-    return _public(fn)
+    expected = {"std": 1.4142135623730951, "var": 2.0}[spread]
+    return _made(fn, name, f"``torch.{name}``: ``({spread}, mean)`` in one call.",
+                 f"[t.item() for t in torch.{name}(torch.tensor([1.0, 3.0], "
+                 "dtype=torch.float64))]", f"[{expected!r}, 2.0]")
 
 
 std_mean = _spread_and_mean("std_mean", "std")
@@ -509,10 +511,7 @@ def combinations(input, r=2, with_replacement=False):
 def _identity(name, doc):
     def fn(input):
         return input
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc + ("\n\n    >>> import eagerad.torch as torch\n"
-                        f"    >>> torch.{name}(torch.tensor([1.0])).tolist()\n    [1.0]\n    ")
-    return _public(fn)
+    return _made(fn, name, doc, f"torch.{name}(torch.tensor([1.0])).tolist()", "[1.0]")
 
 
 conj = _identity("conj", "``torch.conj``: real tensors are their own conjugate.")
@@ -522,15 +521,14 @@ resolve_neg = _identity("resolve_neg", "``torch.resolve_neg``: nothing to resolv
 real = _identity("real", "``torch.real``: a real tensor is its own real part.")
 
 
-def _copy_of(name, fn):
+def _copy_of(name, fn, args, result):
     def copy(input, *args, **kwargs):
         out = fn(input, *args, **kwargs)
         return [t.clone() for t in out] if isinstance(out, (tuple, list)) else out.clone()
-    copy.__name__ = copy.__qualname__ = name
-    copy.__doc__ = (f"``torch.{name}``: ``{fn.__name__}`` as a new tensor (never a view).\n\n"
-                    f"    >>> import eagerad.torch as torch\n"
-                    f"    >>> callable(torch.{name})\n    True\n    ")
-    return _public(copy)
+    call = f"torch.{name}(torch.ones(2, 1){''.join(', ' + repr(a) for a in args)})"
+    example = f"len({call})" if isinstance(result, int) else f"{call}.shape"
+    return _made(copy, name, f"``torch.{name}``: ``{fn.__name__}`` as a new tensor (never "
+                 "a view).", example, result)
 
 
 @_public
@@ -556,27 +554,27 @@ def _expand_fn(input, size, *, implicit=False):
     return _expand(input, size)
 
 
-alias_copy = _copy_of("alias_copy", lambda x: x)
-expand_copy = _copy_of("expand_copy", _expand_fn)
-permute_copy = _copy_of("permute_copy", permute)
-diagonal_copy = _copy_of("diagonal_copy", _ops.diagonal)
-t_copy = _copy_of("t_copy", _ops.t)
-transpose_copy = _copy_of("transpose_copy", _ops.swapaxes)
-unsqueeze_copy = _copy_of("unsqueeze_copy", unsqueeze)
-unbind_copy = _copy_of("unbind_copy", _ops.unbind)
-view_copy = _copy_of("view_copy", _view)
-narrow_copy = _copy_of("narrow_copy", _narrow)
-unfold_copy = _copy_of("unfold_copy", lambda x, d, size, step: _unfold(x, d, size, step))
-split_with_sizes_copy = _copy_of("split_with_sizes_copy", split_with_sizes)
-unsafe_split = _copy_of("unsafe_split", _ops.split)
-unsafe_chunk = _copy_of("unsafe_chunk", _ops.chunk)
+alias_copy = _copy_of("alias_copy", lambda x: x, (), 'torch.Size([2, 1])')
+expand_copy = _copy_of("expand_copy", _expand_fn, ((3, 2, 1),), 'torch.Size([3, 2, 1])')
+permute_copy = _copy_of("permute_copy", permute, ((1, 0),), 'torch.Size([1, 2])')
+diagonal_copy = _copy_of("diagonal_copy", _ops.diagonal, (), 'torch.Size([1])')
+t_copy = _copy_of("t_copy", _ops.t, (), 'torch.Size([1, 2])')
+transpose_copy = _copy_of("transpose_copy", _ops.swapaxes, (0, 1), 'torch.Size([1, 2])')
+unsqueeze_copy = _copy_of("unsqueeze_copy", unsqueeze, (0,), 'torch.Size([1, 2, 1])')
+unbind_copy = _copy_of("unbind_copy", _ops.unbind, (0,), 2)
+view_copy = _copy_of("view_copy", _view, ((1, 2),), 'torch.Size([1, 2])')
+narrow_copy = _copy_of("narrow_copy", _narrow, (0, 1, 1), 'torch.Size([1, 1])')
+unfold_copy = _copy_of("unfold_copy", lambda x, d, size, step: _unfold(x, d, size, step), (0, 1, 1), 'torch.Size([2, 1, 1])')
+split_with_sizes_copy = _copy_of("split_with_sizes_copy", split_with_sizes, ([1, 1],), 2)
+unsafe_split = _copy_of("unsafe_split", _ops.split, (1,), 2)
+unsafe_chunk = _copy_of("unsafe_chunk", _ops.chunk, (2,), 2)
 
 
 def _squeeze_any(input, dim=None):
     return input.squeeze(dim)
 
 
-squeeze_copy = _copy_of("squeeze_copy", _squeeze_any)
+squeeze_copy = _copy_of("squeeze_copy", _squeeze_any, (), 'torch.Size([2])')
 
 
 def _sum_to_size(self, *size):
