@@ -45,7 +45,7 @@ from .checkpoint import checkpoint
 from . import utils
 from . import train
 from .train import Model
-from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
+from .serialization import load, load_checkpoint, load_param_into_net, save, save_checkpoint
 
 from .ops import allclose, isclose
 from .ops import equal_all as equal       # torch.equal: one bool for the whole tensors

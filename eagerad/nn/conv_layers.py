@@ -67,7 +67,7 @@ def _bind(layer, torch_sig, ms_sig, args, kwargs, ms=False, agree=()):
         torch_only = set(names) - inspect.signature(ms_sig).parameters.keys()
         given = set(kwargs) | set(names[:len(args)])
         if not ms and not torch_only & kwargs.keys() and not (agree and given >= set(agree)):
-            raise ambiguous(f"nn.{cls_name}{tuple(args)}", "PyTorch's defaults and parameter names",
+            raise ambiguous(f"nn.{cls_name}({', '.join(map(repr, args))})", "PyTorch's defaults and parameter names",
                             "MindSpore's defaults and parameter names",
                             "pass " + (" and ".join(f"{n}=" for n in agree) if agree else
                                        f"a keyword only one framework has ({sorted(torch_only)[0]}="
@@ -169,7 +169,8 @@ class _Conv(Cell):
             self.padding_mode = a["padding_mode"]
             self.padding = a["padding"]
         self.in_channels, self.out_channels, self.groups = c_in, c_out, groups
-        self.kernel_size = conv._ints(a["kernel_size"], self._dims, "kernel_size")
+        self.kernel_size = conv._positive(conv._ints(a["kernel_size"], self._dims, "kernel_size"),
+                                          f"{name}: kernel_size")
         self.stride = conv._ints(a["stride"], self._dims, "stride")
         self.dilation = conv._ints(a["dilation"], self._dims, "dilation")
         self.output_padding = a.get("output_padding", 0)
@@ -270,7 +271,16 @@ class ConvTranspose2d(_Conv):
                                     pads, self.output_padding, self.groups, self.dilation)
 
 
-Conv2dTranspose = ConvTranspose2d
+class Conv2dTranspose(ConvTranspose2d):
+    """MindSpore's name of the transposed convolution: binds MindSpore's signature.
+
+    >>> Conv2dTranspose(1, 1, 3, stride=2).construct(eagerad.ones(1, 1, 3, 3)).shape
+    (1, 1, 6, 6)
+    """
+    _signature = "mindspore"
+
+
+ConvTranspose2d._signature = "torch"      # PyTorch's name: its signature
 
 # ----------------------------------------------------------------------- pooling
 

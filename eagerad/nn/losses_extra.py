@@ -137,8 +137,8 @@ class SmoothL1Loss(LossBase):
     """
 
     def __init__(self, reduction=None, beta=1.0):
-        if isinstance(reduction, numbers.Number):   # MindSpore: beta first
-            reduction, beta = (beta if isinstance(beta, str) else None), reduction
+        if isinstance(reduction, numbers.Number):   # MindSpore: beta first, reduction 'none'
+            reduction, beta = (beta if isinstance(beta, str) else "none"), reduction
         if reduction is None:
             reduction = self.framework_default("reduction", "mean", "none")
         super().__init__(reduction)
