@@ -6,7 +6,8 @@ through every public spelling PyTorch has for it (``torch.f``, ``Tensor.f``,
 ``torch.nn.functional.f``, ``torch.linalg.f``, ``torch.special.f``, ``torch.fft.f``,
 ``torch.masked.f``) and through eagerad's spelling of the same name.  Values, first-order
 gradients (a vjp with a fixed random cotangent) and second-order gradients (the gradient
-of ``<vjp, w>`` for a fixed random ``w``) are compared in float64 at ``rtol=1e-6``.
+of ``<vjp, w>`` for a fixed random ``w``) are compared in float64 at ``rtol=1e-6`` (the
+second order only where PyTorch itself has one: ``cdist``, ``pdist``, ``hardsigmoid`` ...).
 
 Every (op, spelling) gets one status: ``pass``, ``missing`` (eagerad has no such name),
 ``raises``, ``value`` (wrong value or structure), ``grad`` (wrong first-order gradient),
@@ -200,7 +201,12 @@ def _derivatives(lib, outs, leaves, cotangents, weights):
     total = terms[0]
     for t in terms[1:]:
         total = total + t
-    g2 = lib.autograd.grad(total, leaves, allow_unused=True)
+    try:
+        g2 = lib.autograd.grad(total, leaves, allow_unused=True)
+    except (NotImplementedError, RuntimeError):
+        if lib is not torch:
+            raise
+        return g1, None                     # torch itself has no second order here
     return g1, [z if g is None else g for g, z in zip(g2, zeros)]
 
 
@@ -273,7 +279,7 @@ def check_sample(kind, name, sample, reference, random_op, key):
                                   [ETORCH.tensor(a) for a in w])
         if not all_close(e_g1, t_g1):
             return "grad", _mismatch(e_g1, t_g1)
-        if not all_close(e_g2, t_g2):
+        if t_g2 is not None and not all_close(e_g2, t_g2):
             return "grad2", _mismatch(e_g2, t_g2)
         return "pass", ""
     except Exception as exc:                   # noqa: BLE001 - recorded, not hidden
