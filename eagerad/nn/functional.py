@@ -113,7 +113,9 @@ __all__ += sorted(_ACTIVATIONS) + [
     "multilabel_soft_margin_loss", "normalize", "pad", "pairwise_distance", "pixel_shuffle",
     "pixel_unshuffle", "poisson_nll_loss", "rms_norm", "soft_margin_loss", "softmin",
     "softshrink", "tanhshrink", "threshold", "unfold", "pdist", "cosine_embedding_loss",
-    "triplet_margin_loss", "gaussian_nll_loss"]
+    "triplet_margin_loss", "gaussian_nll_loss", "prelu", "bilinear", "channel_shuffle",
+    "triplet_margin_with_distance_loss", "multi_margin_loss", "local_response_norm",
+    "instance_norm"]
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -380,3 +382,126 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce_loss(loss, reduction, "gaussian_nll_loss")
+
+
+def prelu(input, weight):
+    """``torch.prelu``: ``x`` where positive, else ``weight * x`` (one weight, or one per
+    channel, the channel dimension being 1).
+
+    >>> import eagerad
+    >>> prelu(eagerad.tensor([-2.0, 3.0]), eagerad.tensor([0.5])).tolist()
+    [-1.0, 3.0]
+    """
+    if weight.numel() > 1 and input.ndim >= 2:
+        weight = weight.reshape((1, -1) + (1,) * (input.ndim - 2))
+    elif weight.numel() == 1:
+        weight = weight.reshape(())
+    return ops.where(input > 0, input, weight * input)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y_o = input1 W_o input2 + b_o`` for ``weight`` of shape ``(out, in1, in2)``.
+
+    >>> bilinear(eagerad.ones(1, 2), eagerad.ones(1, 3), eagerad.ones(4, 2, 3)).shape
+    (1, 4)
+    """
+    out = ops.einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out + bias if bias is not None else out
+
+
+def channel_shuffle(input, groups):
+    """Channels (dimension 1) regrouped: ``(N, g * k, ...)`` read as ``(N, k, g, ...)``.
+
+    >>> channel_shuffle(eagerad.arange(4.0).reshape(1, 4, 1), 2).reshape(-1).tolist()
+    [0.0, 2.0, 1.0, 3.0]
+    """
+    n, c = input.shape[0], input.shape[1]
+    if c % groups:
+        raise ValueError(f"channel_shuffle: {c} channels are not divisible by groups={groups}")
+    rest = tuple(input.shape[2:])
+    x = input.reshape((n, groups, c // groups) + rest).swapaxes(1, 2)
+    return x.reshape((n, c) + rest)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """``max(0, margin + d(a, p) - d(a, n))`` with any ``distance_function`` (default
+    ``pairwise_distance``).
+
+    >>> triplet_margin_with_distance_loss(eagerad.tensor([[0.0]]), eagerad.tensor([[0.0]]), eagerad.tensor([[0.5]])).item()
+    0.5
+    """
+    d = distance_function if distance_function is not None else pairwise_distance
+    d_ap, d_an = d(anchor, positive), d(anchor, negative)
+    if swap:
+        d_an = ops.minimum(d_an, d(positive, negative))
+    return _reduce_loss(ops.relu(margin + d_ap - d_an), reduction,
+                        "triplet_margin_with_distance_loss")
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    """Multi-class hinge loss ``sum_{j != y} max(0, margin - x_y + x_j)^p / C`` per sample
+    (``weight[y]`` scales a sample's terms).
+
+    >>> multi_margin_loss(eagerad.tensor([[0.1, 0.2, 0.4, 0.8]]), eagerad.tensor([3])).item()
+    0.325
+    """
+    if p not in (1, 2):
+        raise ValueError(f"multi_margin_loss: p must be 1 or 2, got {p}")
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    t = target.reshape(-1, 1)
+    picked = ops.take_along_dim(x, t, 1)
+    hinge = ops.relu(margin - picked + x)
+    if p == 2:
+        hinge = hinge * hinge
+    if weight is not None:
+        hinge = hinge * weight[target.reshape(-1)].reshape(-1, 1)
+    not_target = ops.arange(x.shape[1]).reshape(1, -1) != t
+    per = ops.where(not_target, hinge, hinge * 0).sum(axis=1) / x.shape[1]
+    return _reduce_loss(per if input.ndim == 2 else per.reshape(()), reduction,
+                        "multi_margin_loss")
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """``x / (k + alpha * mean of x^2 over `size` neighbouring channels)^beta``.
+
+    >>> local_response_norm(eagerad.ones(1, 3, 2), 2, alpha=1.0, beta=1.0, k=1.0)[0, :, 0].tolist()
+    [0.667, 0.5, 0.5]
+    """
+    if input.ndim < 3:
+        raise ValueError(f"local_response_norm: input must be (N, C, ...), got shape "
+                         f"{tuple(input.shape)}")
+    sq = input * input
+    c = input.shape[1]
+    pads = [0, 0] * (input.ndim - 2) + [size // 2, (size - 1) // 2]
+    padded = ops.pad(sq, tuple(pads))
+    window = ops.narrow(padded, 1, 0, c)
+    for shift in range(1, size):
+        window = window + ops.narrow(padded, 1, shift, c)
+    return input / (k + alpha * window / size) ** beta
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Each (sample, channel) normalized over its spatial dimensions, then scaled by
+    ``weight`` and shifted by ``bias`` per channel.  Running statistics are used only
+    when ``use_input_stats`` is False (they are not updated here).
+
+    >>> instance_norm(eagerad.tensor([[[1.0, 3.0]]])).tolist()
+    [[[-0.999995, 0.999995]]]
+    """
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    if use_input_stats:
+        axes = tuple(range(2, input.ndim))
+        mean = input.mean(axis=axes, keepdims=True)
+        var = ((input - mean) ** 2).mean(axis=axes, keepdims=True)
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError("instance_norm: use_input_stats=False needs running_mean and "
+                             "running_var")
+        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
+    out = (input - mean) / ops.sqrt(var + eps)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    return out + bias.reshape(shape) if bias is not None else out

@@ -174,3 +174,22 @@ def as_strided_scatter(input, src, size, stride, storage_offset=0):
     """
     return _overwrite("as_strided_scatter", input, src,
                       _strided(input, size, stride, storage_offset))
+
+
+@export(methods=("index_put",))
+def index_put(input, indices, values, accumulate=False):
+    """``input`` with ``input[indices] = values`` (``+=`` when ``accumulate``), as a new
+    tensor; ``indices`` is a tuple of integer (or boolean) index tensors.
+
+    >>> import eagerad
+    >>> index_put(eagerad.zeros(3), (eagerad.tensor([0, 2]),), eagerad.tensor([1.0, 5.0])).tolist()
+    [1.0, 0.0, 5.0]
+    """
+    where = tuple(np.asarray(i.tolist() if hasattr(i, "tolist") else i) for i in indices)
+    positions = _positions(input)[where]
+    if tuple(values.shape) != positions.shape:
+        values = _shape.broadcast_to(values, positions.shape)
+    if accumulate:
+        return index_add(input.reshape(-1), 0, tensor(positions.reshape(-1)),
+                         values.reshape(-1)).reshape(tuple(input.shape))
+    return _overwrite("index_put", input, values, positions)

@@ -367,14 +367,16 @@ def _unfold(self, dimension, size, step):
 from ..nn.functional import (celu, conv1d, conv2d, conv_transpose2d, cosine_similarity,  # noqa: E402,F401
                              group_norm, layer_norm, pairwise_distance, pixel_shuffle,
                              pixel_unshuffle, rms_norm, selu, threshold)
-from ..nn.functional import avg_pool1d, adaptive_avg_pool2d, pdist  # noqa: E402,F401
+from ..nn.functional import avg_pool1d, adaptive_avg_pool2d, pdist, prelu  # noqa: E402,F401
+from ..nn.functional import bilinear, channel_shuffle, instance_norm  # noqa: E402,F401
 from ..ops import corrcoef, cov, float_power  # noqa: E402,F401
-from ..ops import (as_strided, as_strided_scatter, diagonal_scatter, index_copy,  # noqa: E402,F401
+from ..ops import (as_strided, as_strided_scatter, index_put, diagonal_scatter, index_copy,  # noqa: E402,F401
                    index_fill, put, select_scatter, slice_scatter)
 __all__ += ["celu", "conv1d", "conv2d", "conv_transpose2d", "cosine_similarity", "group_norm",
             "layer_norm", "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "rms_norm",
-            "selu", "threshold", "avg_pool1d", "pdist", "as_strided", "as_strided_scatter",
-            "diagonal_scatter", "index_copy", "index_fill", "put", "select_scatter",
+            "selu", "threshold", "avg_pool1d", "pdist", "prelu", "bilinear", "channel_shuffle",
+            "instance_norm", "as_strided", "as_strided_scatter",
+            "diagonal_scatter", "index_copy", "index_put", "index_fill", "put", "select_scatter",
             "slice_scatter", "corrcoef", "cov", "float_power"]
 
 
@@ -725,22 +727,6 @@ def angle(input):
 
 
 @_public
-def prelu(input, weight):
-    """``torch.prelu``: ``x`` where positive, else ``weight * x`` (one weight, or one per
-    channel, the channel dimension being 1).
-
-    >>> import eagerad.torch as torch
-    >>> torch.prelu(torch.tensor([-2.0, 3.0]), torch.tensor([0.5])).tolist()
-    [-1.0, 3.0]
-    """
-    if weight.numel() > 1 and input.ndim >= 2:
-        weight = weight.reshape((1, -1) + (1,) * (input.ndim - 2))
-    elif weight.numel() == 1:
-        weight = weight.reshape(())
-    return _ops.where(input > 0, input, weight * input)
-
-
-@_public
 def constant_pad_nd(input, pad, value=0):
     """``torch.constant_pad_nd``: ``F.pad`` in constant mode (negative pads crop).
 
@@ -823,6 +809,26 @@ def _to(self, *args, memory_format=None, non_blocking=False, copy=False, **kwarg
 
 
 _NEUTRAL_TO = _Tensor.to
+
+
+_Triangular = _namedtuple("TriangularSolve", ["solution", "cloned_coefficient"])
+
+
+@_public
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """``torch.triangular_solve(b, A)``: ``(X, A)`` with ``A X = b`` (``A^T X = b`` when
+    ``transpose``), ``A`` upper (or lower) triangular.
+
+    >>> import eagerad.torch as torch
+    >>> torch.triangular_solve(torch.tensor([[2.0], [2.0]]), torch.tensor([[1.0, 1.0], [0.0, 2.0]])).solution.tolist()
+    [[1.0], [1.0]]
+    """
+    a = A.swapaxes(-1, -2) if transpose else A
+    x = _linalg.solve_triangular(a, b, upper=upper != transpose, unitriangular=unitriangular)
+    return _Triangular(x, A.clone())
+
+
+as_strided_copy = _copy_of("as_strided_copy", as_strided, ((1,), (1,)), "torch.Size([1])")
 
 
 def _where_method(self, condition, other):
