@@ -127,6 +127,12 @@ def to_eagerad(tree, memo):
                 t.requires_grad_(True)
             memo[id(tree)] = t
         return memo[id(tree)]
+    if callable(tree) and getattr(tree, "__module__", "").startswith("torch"):
+        for kind in ("F", "torch"):                 # a torch function passed as an argument
+            home = _eagerad_home(kind)
+            if hasattr(home, getattr(tree, "__name__", "")):
+                return getattr(home, tree.__name__)
+        raise TypeError(f"no eagerad counterpart of {tree!r}")
     if isinstance(tree, torch.dtype):
         return getattr(eagerad, str(tree).replace("torch.", ""))
     if isinstance(tree, torch.Size):

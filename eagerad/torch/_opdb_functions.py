@@ -855,7 +855,7 @@ TENSOR_METHODS = {
     "conj": conj, "conj_physical": conj_physical, "resolve_conj": resolve_conj,
     "resolve_neg": resolve_neg, "split_with_sizes": split_with_sizes,
     "unsafe_split": unsafe_split, "unsafe_chunk": unsafe_chunk, "narrow_copy": narrow_copy,
-    "aminmax": aminmax, "norm": norm, "to": _to, "cholesky": cholesky, "cholesky_solve": cholesky_solve,
+    "aminmax": aminmax, "norm": norm, "triangular_solve": triangular_solve, "to": _to, "cholesky": cholesky, "cholesky_solve": cholesky_solve,
     "cholesky_inverse": cholesky_inverse, "pinverse": pinverse, "qr": qr, "svd": svd,
     "renorm": renorm, "mvlgamma": mvlgamma, "angle": angle, "prelu": prelu,
     "adjoint": adjoint, "where": _where_method,
