@@ -41,7 +41,7 @@ pytest.importorskip("expecttest")
 import eagerad
 
 # Ops passing in every public spelling must not drop below this (raise it as ops get fixed).
-FLOOR = 350
+FLOOR = 351
 SAMPLES = 4               # sample inputs per op
 RTOL, ATOL = 1e-6, 1e-7
 CALL_SECONDS = 20         # one eagerad call (forward + both gradient orders) may take this long
