@@ -139,7 +139,8 @@ def test_dropout_mask_scaling_and_gradient():
     d.set_train(False)
     assert d(x) is x
     with pytest.raises(ValueError, match="p must lie in"):
-        nn.Dropout(p=1.0)
+        nn.Dropout(p=1.5)
+    assert nn.Dropout(p=1.0)(x).tolist() == np.zeros((1000, 10)).tolist()  # PyTorch allows p=1
 
 
 def test_activations_flatten_sequential():
