@@ -176,6 +176,25 @@ def test_torch_tensor_of_float64_data_is_float32():
     assert ms.Tensor(data).dtype == ms.float64
 
 
+# ------------------------------------------------------------------ not done yet (core)
+
+@pytest.mark.xfail(strict=True, reason="core: BatchNorm's running statistics are Parameters, "
+                   "so parameters() returns them; PyTorch keeps them as buffers")
+def test_torch_batchnorm_running_statistics_are_buffers_not_parameters():
+    net = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2))
+    assert len(list(net.parameters())) == 4                       # 2 weights + 2 biases
+    assert [n for n, _ in net.named_buffers()] == ["1.running_mean", "1.running_var",
+                                                   "1.num_batches_tracked"]
+
+
+@pytest.mark.xfail(strict=True, reason="core: Tensor.diagonal() returns a copy, so an in-place "
+                   "op on it does not reach the tensor")
+def test_torch_diagonal_is_a_writable_view():
+    K = torch.zeros(3, 3)
+    K.diagonal().add_(1e-3)
+    assert K.numpy().tolist() == (np.eye(3, dtype=np.float32) * np.float32(1e-3)).tolist()
+
+
 # ------------------------------------------------------------------ fresh processes
 
 def test_shape_numel_in_a_fresh_process():
@@ -215,8 +234,11 @@ def test_printing_unchanged_by_the_other_faces_constructor_in_a_fresh_process():
     lambda: eagerad.nn.BatchNorm2d(3),
     lambda: eagerad.nn.LayerNorm(4),
     lambda: eagerad.nn.Embedding(4, 4),
+    pytest.param(lambda: eagerad.nn.MaxPool2d(2), marks=pytest.mark.xfail(
+        strict=True, raises=IndexError, reason="core: eagerad/nn/conv_layers.py _bind builds its "
+        "message from sorted(torch_only)[0], empty for the pooling signatures")),
 ], ids=["Dropout(0.2)", "x.std()", "x.var()", "x.std(0)", "eagerad.std(x)", "Conv2d(1, 4, 3)",
-        "BatchNorm2d(3)", "LayerNorm(4)", "Embedding(4, 4)"])
+        "BatchNorm2d(3)", "LayerNorm(4)", "Embedding(4, 4)", "MaxPool2d(2)"])
 def test_neutral_top_level_refuses_colliding_names_naming_both_faces(call):
     with pytest.raises(TypeError) as info:
         call()
