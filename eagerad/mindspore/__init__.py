@@ -35,10 +35,11 @@ from ..transforms import GradOperation, grad, value_and_grad  # noqa: F401
 from ..functional import jvp, vjp  # noqa: F401
 from ..functional import hessian, jacfwd, jacrev  # noqa: F401
 from ..vectorize import vmap  # noqa: F401
-from ..serialization import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401
+from ..serialization import load_checkpoint as _load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401,E501
 from ..printing import set_printoptions  # noqa: F401
 from ._face import MINDSPORE, Parameter, Tensor, stamped  # noqa: F401
 from . import nn, ops, train  # noqa: E402
 from .train import Model  # noqa: E402,F401
 
 float_, int_ = float32, int64
+load_checkpoint = stamped(_load_checkpoint)

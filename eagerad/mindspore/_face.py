@@ -10,7 +10,7 @@ import importlib
 import numpy as np
 
 from .. import dtype as dt
-from ..face import Face, install
+from ..face import Face, install, stamp
 from ..ops import statistics as _stats
 from ..printing import mindspore_repr
 
@@ -47,13 +47,9 @@ for _name, _impl in (("std", tensor_std), ("var", tensor_var)):
 
 
 def stamped(fn):
-    """``fn`` whose tensor results speak MindSpore."""
+    """``fn`` whose tensor results (also inside tuples, lists, dicts) speak MindSpore."""
     def made(*args, **kwargs):
-        out = fn(*args, **kwargs)
-        for t in (out if isinstance(out, (tuple, list)) else (out,)):
-            if isinstance(t, _core.Tensor):
-                t._face = MINDSPORE
-        return out
+        return stamp(fn(*args, **kwargs), MINDSPORE)
     made.__name__, made.__doc__, made.__wrapped__ = fn.__name__, fn.__doc__, fn
     return made
 

@@ -28,7 +28,7 @@ statistics are Parameters with ``requires_grad=False`` (in ``state_dict`` and
 
 >>> import eagerad
 >>> from eagerad.nn.conv_layers import Conv2d
->>> Conv2d(3, 8, 3)(eagerad.ones(2, 3, 8, 8)).shape, Conv2d(3, 8, 3, pad_mode='same').bias
+>>> Conv2d(3, 8, 3, bias=True)(eagerad.ones(2, 3, 8, 8)).shape, Conv2d(3, 8, 3, pad_mode='same').bias
 ((2, 8, 6, 6), None)
 """
 import inspect
@@ -53,22 +53,25 @@ _MINDSPORE_KEYWORDS = {"pad_mode", "group", "has_bias", "weight_init", "bias_ini
                        "vocab_size", "embedding_size", "use_one_hot", "embedding_table"}
 
 
-def _bind(layer, torch_sig, ms_sig, args, kwargs, ms=False):
+def _bind(layer, torch_sig, ms_sig, args, kwargs, ms=False, agree=()):
     """The layer's arguments bound to its framework's signature: (is_mindspore, {name:
     value} with defaults).  A face's layer class says its framework (``_signature``);
-    the engine's own layer (``eagerad.nn``) takes the one its keywords identify and
-    raises where the call reads differently in the two frameworks."""
+    the engine's own layer (``eagerad.nn``) takes the one its keywords identify, or
+    PyTorch's when the call gives every argument in ``agree`` (which makes both read it
+    alike), and raises where the call reads differently in the two frameworks."""
     cls_name = type(layer).__name__
     face = type(layer)._signature
     if face is None:
         ms = ms or bool(_MINDSPORE_KEYWORDS & kwargs.keys())
-        torch_only = inspect.signature(torch_sig).parameters.keys() - \
-            inspect.signature(ms_sig).parameters.keys()
-        if not ms and not torch_only & kwargs.keys():
-            raise ambiguous(f"nn.{cls_name}{tuple(args)}", "PyTorch's defaults and parameter names",
+        names = list(inspect.signature(torch_sig).parameters)
+        torch_only = set(names) - inspect.signature(ms_sig).parameters.keys()
+        given = set(kwargs) | set(names[:len(args)])
+        if not ms and not torch_only & kwargs.keys() and not (agree and given >= set(agree)):
+            raise ambiguous(f"nn.{cls_name}({', '.join(map(repr, args))})", "PyTorch's defaults and parameter names",
                             "MindSpore's defaults and parameter names",
-                            f"pass a keyword only one framework has (e.g. "
-                            f"{sorted(torch_only)[0]}= or one of MindSpore's)")
+                            "pass " + (" and ".join(f"{n}=" for n in agree) if agree else
+                                       f"a keyword only one framework has ({sorted(torch_only)[0]}="
+                                       " or one of MindSpore's)"))
     else:
         ms = face == "mindspore"
     sig = inspect.signature(ms_sig if ms else torch_sig)
@@ -166,7 +169,8 @@ class _Conv(Cell):
             self.padding_mode = a["padding_mode"]
             self.padding = a["padding"]
         self.in_channels, self.out_channels, self.groups = c_in, c_out, groups
-        self.kernel_size = conv._ints(a["kernel_size"], self._dims, "kernel_size")
+        self.kernel_size = conv._positive(conv._ints(a["kernel_size"], self._dims, "kernel_size"),
+                                          f"{name}: kernel_size")
         self.stride = conv._ints(a["stride"], self._dims, "stride")
         self.dilation = conv._ints(a["dilation"], self._dims, "dilation")
         self.output_padding = a.get("output_padding", 0)
@@ -182,7 +186,7 @@ class _Conv(Cell):
     def extend_repr(self):
         """Sizes and geometry in ``repr``.
 
-        >>> Conv2d(1, 2, 3)
+        >>> Conv2d(1, 2, 3, bias=True)
         Conv2d<in_channels=1, out_channels=2, kernel_size=(3, 3), stride=(1, 1), padding=0, has_bias=True>
         """
         return (f"in_channels={self.in_channels}, out_channels={self.out_channels}, "
@@ -217,7 +221,7 @@ class Conv2d(_Conv):
 class Conv1d(_Conv):
     """1-D convolution layer over (N, C, L) input, in either face (as ``Conv2d``).
 
-    >>> Conv1d(2, 4, 3)(eagerad.ones(1, 2, 10)).shape
+    >>> Conv1d(2, 4, 3, bias=True)(eagerad.ones(1, 2, 10)).shape
     (1, 4, 8)
     """
     _dims = 1
@@ -239,7 +243,7 @@ class ConvTranspose2d(_Conv):
     dilation=1)`` or MindSpore's ``Conv2dTranspose`` (``pad_mode='same'`` gives
     ``H * stride``), weight (in, out/groups, kh, kw).
 
-    >>> ConvTranspose2d(2, 1, 2, stride=2)(eagerad.ones(1, 2, 3, 3)).shape
+    >>> ConvTranspose2d(2, 1, 2, stride=2, bias=True)(eagerad.ones(1, 2, 3, 3)).shape
     (1, 1, 6, 6)
     """
     _transposed = True
@@ -267,7 +271,16 @@ class ConvTranspose2d(_Conv):
                                     pads, self.output_padding, self.groups, self.dilation)
 
 
-Conv2dTranspose = ConvTranspose2d
+class Conv2dTranspose(ConvTranspose2d):
+    """MindSpore's name of the transposed convolution: binds MindSpore's signature.
+
+    >>> Conv2dTranspose(1, 1, 3, stride=2).construct(eagerad.ones(1, 1, 3, 3)).shape
+    (1, 1, 6, 6)
+    """
+    _signature = "mindspore"
+
+
+ConvTranspose2d._signature = "torch"      # PyTorch's name: its signature
 
 # ----------------------------------------------------------------------- pooling
 
@@ -300,7 +313,7 @@ class _Pool(Cell):
     def __init__(self, torch_sig, ms_sig, args, kwargs):
         super().__init__()
         name = type(self).__name__
-        ms, a = _bind(self, torch_sig, ms_sig, args, kwargs)
+        ms, a = _bind(self, torch_sig, ms_sig, args, kwargs, agree=("stride",))
         if ms:
             _check_nchw(name, a.pop("data_format"))
             mode = a.pop("pad_mode")
@@ -320,8 +333,8 @@ class _Pool(Cell):
     def extend_repr(self):
         """The pooling arguments in ``repr``.
 
-        >>> MaxPool2d(2)
-        MaxPool2d<kernel_size=2, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False>
+        >>> MaxPool2d(2, 2)
+        MaxPool2d<kernel_size=2, stride=2, padding=0, dilation=1, return_indices=False, ceil_mode=False>
         """
         return ", ".join(f"{k}={v!r}" for k, v in self.args.items())
 
@@ -331,7 +344,7 @@ class MaxPool2d(_Pool):
     (= kernel_size), padding=0, dilation=1, return_indices=False, ceil_mode=False)`` or,
     with ``pad_mode``/``data_format``, MindSpore's (``stride=1`` default).
 
-    >>> MaxPool2d(2)(eagerad.ones(1, 1, 4, 4)).shape
+    >>> MaxPool2d(2, 2)(eagerad.ones(1, 1, 4, 4)).shape
     (1, 1, 2, 2)
     """
 
@@ -341,7 +354,7 @@ class MaxPool2d(_Pool):
     def construct(self, x):
         """Window maxima of ``x`` (gradient to the first maximum).
 
-        >>> MaxPool2d(2).construct(eagerad.tensor([[[[1.0, 2.0], [3.0, 0.0]]]])).tolist()
+        >>> MaxPool2d(2, 2).construct(eagerad.tensor([[[[1.0, 2.0], [3.0, 0.0]]]])).tolist()
         [[[[3.0]]]]
         """
         return conv.max_pool2d(x, **self.args)
@@ -352,7 +365,7 @@ class AvgPool2d(_Pool):
     padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None)`` or
     MindSpore's (with ``pad_mode``).
 
-    >>> AvgPool2d(2)(eagerad.ones(1, 1, 4, 4)).tolist()
+    >>> AvgPool2d(2, 2)(eagerad.ones(1, 1, 4, 4)).tolist()
     [[[[1.0, 1.0], [1.0, 1.0]]]]
     """
 
@@ -362,7 +375,7 @@ class AvgPool2d(_Pool):
     def construct(self, x):
         """Window means of ``x``.
 
-        >>> AvgPool2d(2).construct(eagerad.tensor([[[[1.0, 2.0], [3.0, 6.0]]]])).tolist()
+        >>> AvgPool2d(2, 2).construct(eagerad.tensor([[[[1.0, 2.0], [3.0, 6.0]]]])).tolist()
         [[[[3.0]]]]
         """
         return conv.avg_pool2d(x, **self.args)
@@ -446,7 +459,7 @@ class _BatchNorm(Cell):
         """Normalise ``x`` with batch statistics in training (updating the running ones)
         or with the running statistics in eval mode.
 
-        >>> bn = BatchNorm1d(2)
+        >>> bn = BatchNorm1d(2, track_running_stats=True)
         >>> bn.construct(eagerad.tensor([[1.0, 2.0], [3.0, 4.0]])).tolist()
         [[-0.99999..., -0.99999...], [0.99999..., 0.99999...]]
         """
@@ -465,7 +478,7 @@ class _BatchNorm(Cell):
     def extend_repr(self):
         """Features, eps and momentum (PyTorch's meaning) in ``repr``.
 
-        >>> BatchNorm2d(4)
+        >>> BatchNorm2d(4, track_running_stats=True)
         BatchNorm2d<num_features=4, eps=1e-05, momentum=0.1>
         """
         return f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum:g}"
@@ -474,7 +487,7 @@ class _BatchNorm(Cell):
 class BatchNorm2d(_BatchNorm):
     """Batch normalisation of NCHW input per channel, PyTorch's or MindSpore's.
 
-    >>> BatchNorm2d(3)(eagerad.randn(4, 3, 2, 2)).shape
+    >>> BatchNorm2d(3, track_running_stats=True)(eagerad.randn(4, 3, 2, 2)).shape
     (4, 3, 2, 2)
     """
 
@@ -482,7 +495,7 @@ class BatchNorm2d(_BatchNorm):
 class BatchNorm1d(_BatchNorm):
     """Batch normalisation of (N, C) or (N, C, L) input per channel.
 
-    >>> BatchNorm1d(3, momentum=0.1)(eagerad.randn(4, 3)).shape
+    >>> BatchNorm1d(3, momentum=0.1, track_running_stats=True)(eagerad.randn(4, 3)).shape
     (4, 3)
     """
     _ndims = (2, 3)
@@ -503,7 +516,7 @@ class LayerNorm(Cell):
     PyTorch's ``LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True,
     bias=True)`` or MindSpore's (``begin_norm_axis``, ``epsilon=1e-7``, ``gamma``/``beta``).
 
-    >>> LayerNorm(2)(eagerad.tensor([[1.0, 3.0]])).tolist()
+    >>> LayerNorm(2, eps=1e-5)(eagerad.tensor([[1.0, 3.0]])).tolist()
     [[-0.99999..., 0.99999...]]
     """
 
@@ -596,7 +609,7 @@ class Embedding(Cell):
     embedding_size, embedding_table='normal')`` (parameter ``embedding_table``);
     ``padding_idx``'s row starts at zero and gets no gradient.
 
-    >>> Embedding(10, 3)(eagerad.tensor([[1, 2]])).shape
+    >>> Embedding(num_embeddings=10, embedding_dim=3)(eagerad.tensor([[1, 2]])).shape
     (1, 2, 3)
     """
 
@@ -621,7 +634,7 @@ class Embedding(Cell):
     def construct(self, ids):
         """The rows of the table picked by the integer ``ids``.
 
-        >>> Embedding(3, 2, padding_idx=0).construct(eagerad.tensor([0])).tolist()
+        >>> Embedding(num_embeddings=3, embedding_dim=2, padding_idx=0).construct(eagerad.tensor([0])).tolist()
         [[0.0, 0.0]]
         """
         return lf.embedding(ids, getattr(self, self._name), self.padding_idx)

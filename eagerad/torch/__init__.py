@@ -163,6 +163,8 @@ def numel(input):
 
 
 from . import autograd, cuda, func, linalg, nn, optim, special, utils, backends  # noqa: E402
+from . import serialization  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 
 __version__ = "2.13.0+eagerad"

@@ -14,23 +14,22 @@ import importlib
 import numpy as np
 
 from .. import dtype as dt
+from ..face import stamp
 from ._face import TORCH
 
 _core = importlib.import_module("eagerad.tensor")   # (eagerad.tensor the name is the function)
 
 
+def stamp_tree(obj):
+    """Stamp every tensor in ``obj`` (nested dicts, lists, tuples) with PyTorch's face."""
+    return stamp(obj, TORCH)
+
+
 def stamped(fn):
-    """``fn`` whose tensor result (or tensors in a tuple/list result) speak PyTorch."""
+    """``fn`` whose tensor results (also inside tuples, lists, dicts) speak PyTorch."""
     @functools.wraps(fn)
     def made(*args, **kwargs):
-        out = fn(*args, **kwargs)
-        if isinstance(out, _core.Tensor):
-            out._face = TORCH
-        elif isinstance(out, (tuple, list)):
-            for t in out:
-                if isinstance(t, _core.Tensor):
-                    t._face = TORCH
-        return out
+        return stamp_tree(fn(*args, **kwargs))
     return made
 
 

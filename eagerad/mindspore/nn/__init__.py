@@ -33,26 +33,12 @@ class Cell(_Cell):
     _signature = "mindspore"
 
 
-def _face_class(core, **defaults):
-    """``core`` (an eagerad cell) as a MindSpore ``Cell`` subclass of the same name, with
-    MindSpore's ``defaults`` for keywords the caller leaves out."""
-    attrs = {"__module__": __name__, "__qualname__": core.__name__,
-             "__doc__": f"MindSpore's ``nn.{core.__name__}``: ``eagerad.nn.{core.__name__}`` with "
-                        "MindSpore's signature and defaults."}
-    if defaults:
-        def __init__(self, *args, **kwargs):
-            core.__init__(self, *args, **{k: v for k, v in defaults.items()
-                                          if k not in kwargs and len(args) <= _position(core, k)},
-                          **kwargs)
-        attrs["__init__"] = __init__
-    return type(core.__name__, (core, Cell), attrs)
-
-
-def _position(core, name):
-    """Index of ``name`` among ``core.__init__``'s positional parameters (after self)."""
-    import inspect
-    names = list(inspect.signature(core.__init__).parameters)[1:]
-    return names.index(name) if name in names else len(names)
+def _face_class(core):
+    """``core`` (an eagerad cell) as a MindSpore ``Cell`` subclass of the same name."""
+    doc = f"MindSpore's ``nn.{core.__name__}``: ``eagerad.nn.{core.__name__}`` with MindSpore's " \
+          "signature and defaults."
+    return type(core.__name__, (core, Cell), {"__module__": __name__, "__qualname__": core.__name__,
+                                              "__doc__": doc})
 
 
 _CELLS = """Dense Identity Flatten Dropout SequentialCell CellList ReLU Sigmoid Tanh Softmax LogSoftmax
@@ -60,12 +46,10 @@ _CELLS = """Dense Identity Flatten Dropout SequentialCell CellList ReLU Sigmoid 
     Tanhshrink L1Loss MSELoss BCELoss BCEWithLogitsLoss CrossEntropyLoss HuberLoss KLDivLoss
     NLLLoss SoftmaxCrossEntropyWithLogits LossBase GRU LSTM AdaptiveAvgPool2d AvgPool2d
     BatchNorm1d BatchNorm2d Conv1d Conv2d Conv2dTranspose Embedding GroupNorm LayerNorm
-    MaxPool2d WithLossCell TrainOneStepCell TrainOneStepWithLossScaleCell""".split()
+    MaxPool2d WithLossCell TrainOneStepCell TrainOneStepWithLossScaleCell LeakyReLU GELU
+    SmoothL1Loss""".split()
 for _name in _CELLS:
     globals()[_name] = _face_class(getattr(_nn, _name))
-LeakyReLU = _face_class(_nn.LeakyReLU, alpha=0.2)
-GELU = _face_class(_nn.GELU, approximate="tanh")
-SmoothL1Loss = _face_class(_nn.SmoothL1Loss, reduction="none")
 del _name
 
 from ...nn import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Momentum, NAdam,  # noqa: E402
