@@ -234,11 +234,15 @@ def test_printing_unchanged_by_the_other_faces_constructor_in_a_fresh_process():
     lambda: eagerad.nn.BatchNorm2d(3),
     lambda: eagerad.nn.LayerNorm(4),
     lambda: eagerad.nn.Embedding(4, 4),
-    pytest.param(lambda: eagerad.nn.MaxPool2d(2), marks=pytest.mark.xfail(
-        strict=True, raises=IndexError, reason="core: eagerad/nn/conv_layers.py _bind builds its "
-        "message from sorted(torch_only)[0], empty for the pooling signatures")),
+    lambda: eagerad.nn.MaxPool2d(2),
+    lambda: eagerad.nn.AvgPool2d(2),
+    lambda: eagerad.nn.LeakyReLU(),
+    lambda: eagerad.nn.GELU(),
+    lambda: eagerad.nn.SmoothL1Loss(),
+    lambda: eagerad.meshgrid(eagerad.ones(2), eagerad.ones(3)),
 ], ids=["Dropout(0.2)", "x.std()", "x.var()", "x.std(0)", "eagerad.std(x)", "Conv2d(1, 4, 3)",
-        "BatchNorm2d(3)", "LayerNorm(4)", "Embedding(4, 4)", "MaxPool2d(2)"])
+        "BatchNorm2d(3)", "LayerNorm(4)", "Embedding(4, 4)", "MaxPool2d(2)", "AvgPool2d(2)",
+        "LeakyReLU()", "GELU()", "SmoothL1Loss()", "meshgrid"])
 def test_neutral_top_level_refuses_colliding_names_naming_both_faces(call):
     with pytest.raises(TypeError) as info:
         call()
