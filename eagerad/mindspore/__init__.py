@@ -35,11 +35,25 @@ from ..transforms import GradOperation, grad, value_and_grad  # noqa: F401
 from ..functional import jvp, vjp  # noqa: F401
 from ..functional import hessian, jacfwd, jacrev  # noqa: F401
 from ..vectorize import vmap  # noqa: F401
-from ..serialization import load_checkpoint as _load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401,E501
+from ..serialization import load_checkpoint as _load_checkpoint, load_param_into_net  # noqa: F401
+from ..serialization import save_checkpoint as _save_checkpoint
 from ..printing import set_printoptions  # noqa: F401
 from ._face import MINDSPORE, Parameter, Tensor, stamped  # noqa: F401
-from . import nn, ops, train  # noqa: E402
+from . import dataset, nn, ops, train  # noqa: E402
 from .train import Model  # noqa: E402,F401
 
 float_, int_ = float32, int64
 load_checkpoint = stamped(_load_checkpoint)
+
+
+def save_checkpoint(save_obj, ckpt_file_name, *args, **kwargs):
+    """MindSpore's ``save_checkpoint``: MindSpore's protobuf ``.ckpt`` format (MindSpore
+    reads the file), the ``.ckpt`` suffix added when missing, written atomically.
+
+    >>> import os, tempfile; path = os.path.join(tempfile.mkdtemp(), 'net')
+    >>> save_checkpoint({'w': Tensor([1.0])}, path); sorted(load_checkpoint(path + '.ckpt'))
+    ['w']
+    """
+    if not str(ckpt_file_name).endswith(".ckpt"):
+        ckpt_file_name = f"{ckpt_file_name}.ckpt"
+    _save_checkpoint(save_obj, ckpt_file_name, format="ckpt")
