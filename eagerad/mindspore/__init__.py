@@ -36,6 +36,7 @@ from .. import context
 from ..tensor import ParameterTuple, set_seed
 from ..transforms import GradOperation, grad, value_and_grad  # noqa: F401
 from ..functional import jvp, vjp  # noqa: F401
+from ..functional import hessian, jacfwd, jacrev  # noqa: F401
 from ..vectorize import vmap  # noqa: F401
 from ..serialization import load_checkpoint as _load_checkpoint, load_param_into_net  # noqa: F401
 from ..serialization import save_checkpoint as _save_checkpoint
