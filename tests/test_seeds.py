@@ -156,16 +156,7 @@ def _run(name):
     return out.getvalue().split(BEYOND)[0]
 
 
-# core bug: eagerad/ops/registry.py apply() makes single-output results with
-# requires_grad=None (not False), so under no_grad ``z.requires_grad`` prints None
-_REQUIRES_GRAD_NONE = pytest.mark.xfail(strict=True, reason="registry.apply passes requires_grad"
-                                        "=None to Tensor._make: z.requires_grad prints None")
-KNOWN_CORE_BUGS = {"seed2_04_torch_no_grad": _REQUIRES_GRAD_NONE,
-                   "seed2_05_torch_enable_grad": _REQUIRES_GRAD_NONE}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=KNOWN_CORE_BUGS.get(n, ()))
-                                  for n in sorted(SECTIONS)])
+@pytest.mark.parametrize("name", sorted(SECTIONS))
 def test_tutorial_prints_the_seed_numbers(name):
     expected_text = _expected_output(name)
     expected = _numbers(expected_text)

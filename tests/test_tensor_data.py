@@ -166,8 +166,6 @@ def test_format_of_a_scalar_tensor_like_a_float():
         f"{eagerad.Tensor([1.0, 2.0]):.2f}"
 
 
-@pytest.mark.xfail(strict=True, reason="core: Tensor.__getstate__/__setstate__ (eagerad/tensor.py) "
-                   "drop the face stamp, so a copied MindSpore Parameter prints PyTorch's way")
 @pytest.mark.parametrize("clone", [copy.deepcopy, lambda p: pickle.loads(pickle.dumps(p))])
 def test_parameter_copy_keeps_name_values_and_repr(clone):
     p = ms.Parameter(ms.Tensor([1.0, 2.0]), name="w", requires_grad=True)
