@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _upcalls, backend, dtype as dt
 from .device import CPU, as_device
-from .face import Face, Shape
+from .face import FACES, Face, Shape
 from .printing import FORCED, torch_repr
 
 
@@ -565,13 +565,14 @@ class Tensor:
         # and view bookkeeping are not part of a copy, as in PyTorch
         extra = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
         return {"data": np.array(self.numpy()), "device": str(self._device),
-                "requires_grad": self._requires_grad, "attributes": extra}
+                "requires_grad": self._requires_grad, "attributes": extra,
+                "face": self._face.name}
 
     def __setstate__(self, state):
         dev = as_device(state.get("device", "cpu"))
         data = state["data"]
         self._init(backend.get(dev.type).from_numpy(data) if dev.type != "cpu" else data, dev,
-                   state["requires_grad"])
+                   state["requires_grad"], face=FACES.get(state.get("face"), NEUTRAL))
         self.__dict__.update(state.get("attributes", {}))
 
     def __format__(self, spec):

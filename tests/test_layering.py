@@ -11,7 +11,7 @@ Every module's imports (top-level and inside functions) are parsed with ``ast``;
     ops
     reverse, transforms, functional, vectorize, func, autograd_functional, tree, checkpoint, custom
     nn, amp, optim, data, serialization (+ safe_format, atomic, file_kinds), viz, linalg
-    (namespace), cuda (namespace)
+    (namespace), cuda (namespace), distributed
     eagerad/__init__ (the engine's own API)
     torch, mindspore (the faces: they may import everything, nothing imports them)
 
@@ -41,8 +41,8 @@ LAYERS = [
     {"transforms", "functional", "vectorize", "func", "autograd_functional", "tree", "checkpoint",
      "reverse",
      "custom"},
-    {"nn", "amp", "optim", "data", "serialization", "viz", "linalg", "cuda", "accelerator",
-     "utils", "train", "safe_format", "atomic", "file_kinds"},
+    {"nn", "amp", "optim", "data", "dataset", "ckpt_format", "serialization", "viz", "linalg",
+     "cuda", "accelerator", "utils", "train", "safe_format", "atomic", "file_kinds", "distributed"},
     {"__init__"},
     {"torch", "mindspore"},     # the faces: they may import everything, nothing imports them
 ]

@@ -291,7 +291,7 @@ def apply(op, args, kwargs):
     else:
         out = op.forward(B, *arrays)
     if op.n_outputs == 1:
-        result = Tensor._make(out, device, None, None, args[0]._version if op.view else None,
+        result = Tensor._make(out, device, False, None, args[0]._version if op.view else None,
                               face)
         outs = (result,)
     else:

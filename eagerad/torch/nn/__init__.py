@@ -56,3 +56,4 @@ for _name in _LAYERS:
 del _name
 
 __all__ = ["Module", "Parameter", "functional", "init", "utils"] + _LAYERS
+from . import parallel  # noqa: E402,F401  (nn.parallel.DistributedDataParallel)

@@ -6,3 +6,5 @@
 [[0.0, 1.0], [2.0, 3.0]]
 """
 from ....data import DataLoader, Dataset, TensorDataset, default_collate  # noqa: F401
+from . import distributed  # noqa: E402,F401
+from .distributed import DistributedSampler  # noqa: E402,F401
