@@ -569,6 +569,9 @@ def index_add(shape, dtype, index, values):
     array([3., 0., 5.])
     """
     out = np.zeros(shape, dtype=dtype)
+    if type(index) is tuple and all(type(i) in _BASIC for i in index):
+        out[index] += values      # slices pick each element once: add.at's sums, one pass
+        return out
     rows = index[0] if type(index) is tuple and len(index) == 1 else index
     if type(rows) is np.ndarray and rows.dtype.kind in "iu" and rows.size > 1 and len(shape) > 1 \
             and values.shape == rows.shape + tuple(shape[1:]):
@@ -576,6 +579,9 @@ def index_add(shape, dtype, index, values):
     else:
         np.add.at(out, index, values)
     return out
+
+
+_BASIC = (slice, int, type(Ellipsis), type(None))     # basic indexing: no element twice
 
 
 def _add_rows(out, rows, values):

@@ -1,15 +1,17 @@
-"""cuda backend: the fused LSTM scan, as a documented host fallback.
+"""cuda backend: the fused LSTM scan and max-pooling, as a documented host fallback.
 
 The scan is a loop of small (N, 4H) steps, each a GEMM and a few elementwise passes; on
 the GPU that is a launch-bound loop either way, and a persistent-kernel LSTM is a project
 of its own.  Until one exists, ``lstm_scan`` and ``lstm_scan_backward`` copy their operands
 to the host, run the CPU kernels and copy the results back: the same numbers as the CPU,
-correct on every device, and one graph node instead of ~30 per step.  Every name in
+correct on every device, and one graph node instead of ~30 per step.  The max-pooling
+ops (a window scan each) take the same route until a one-thread-per-window kernel is
+written.  Every name in
 ``__all__`` becomes ``B.<name>``.
 """
 from ..cpu import fused as _cpu
 
-__all__ = ["lstm_scan", "lstm_scan_backward"]
+__all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter"]
 
 
 def _host(fn, *arrays):
@@ -26,3 +28,18 @@ def lstm_scan(xw, h0, c0, w_hh, b_hh):
 def lstm_scan_backward(grad, out, h0, c0, w_hh):
     """``cpu.fused.lstm_scan_backward`` on device arrays (through the host)."""
     return _host(_cpu.lstm_scan_backward, grad, out, h0, c0, w_hh)
+
+
+def max_pool(x, geometry):
+    """``cpu.fused.max_pool`` on a device array (through the host)."""
+    return _host(lambda a: _cpu.max_pool(a, geometry), x)
+
+
+def max_pool_gather(t, x, geometry):
+    """``cpu.fused.max_pool_gather`` on device arrays (through the host)."""
+    return _host(lambda a, b: _cpu.max_pool_gather(a, b, geometry), t, x)
+
+
+def max_pool_scatter(g, x, geometry):
+    """``cpu.fused.max_pool_scatter`` on device arrays (through the host)."""
+    return _host(lambda a, b: _cpu.max_pool_scatter(a, b, geometry), g, x)
