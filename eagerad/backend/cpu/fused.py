@@ -1,5 +1,5 @@
 """cpu backend: fused kernels of whole layers (``ops/recurrent.py``'s LSTM scan,
-``ops/pooling.py``'s max-pooling).
+``ops/pooling.py``'s max-pooling, GELU's forward and gradient).
 
 An LSTM layer run as separate ops costs ~30 recorded ops per time step, and its backward
 as many nodes; here the whole sequence is one forward call and one backward call.  Each
@@ -17,7 +17,8 @@ Numba pass per step (``recurrent_kernels.py``, compiled at its first use).  Ever
 """
 import numpy as np
 
-__all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter"]
+__all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
+           "gelu", "gelu_backward"]
 
 
 def _kernels(*arrays):
@@ -172,3 +173,38 @@ def max_pool_scatter(g, x, geometry):
     out = np.zeros(x.shape, g.dtype)
     kernel(g, x, out, *_window_args(x, geometry))
     return out
+
+
+def _flat_floats(*arrays):
+    """Whether ``arrays`` are C-contiguous float32/float64 arrays of one dtype and shape."""
+    a = arrays[0]
+    return a.dtype.char in "fd" and all(
+        b.dtype == a.dtype and b.shape == a.shape and b.flags.c_contiguous for b in arrays)
+
+
+def gelu(x, approximate):
+    """GELU (``approximate`` 'none': exact through erfc, or 'tanh'): one Numba pass for
+    contiguous float32/float64 arrays, the generic formula ufunc otherwise; the same
+    numbers either way.
+
+    >>> gelu(np.array([-1.0, 0.0, 1.0]), "none")
+    array([-0.15865525,  0.        ,  0.84134475])
+    """
+    if not _flat_floats(x) or x.size == 0:
+        from .special import special_unary
+        return special_unary("gelu" if approximate == "none" else "gelu_tanh", x)
+    from .activation_kernels import gelu as kernel
+    return kernel(x.reshape(-1), approximate != "none").reshape(x.shape)
+
+
+def gelu_backward(g, x, approximate):
+    """``g * gelu'(x)`` in one pass (float64 inside, rounded once), or None where no
+    kernel applies (other dtypes, layouts or shapes): the caller runs the rule.
+
+    >>> gelu_backward(np.ones(2), np.array([0.0, 1.0]), "none")
+    array([0.5       , 1.08331547])
+    """
+    if not _flat_floats(g, x) or x.size == 0:
+        return None
+    from .activation_kernels import gelu_backward as kernel
+    return kernel(g.reshape(-1), x.reshape(-1), approximate != "none").reshape(x.shape)

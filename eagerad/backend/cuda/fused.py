@@ -11,7 +11,8 @@ written.  Every name in
 """
 from ..cpu import fused as _cpu
 
-__all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter"]
+__all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
+           "gelu", "gelu_backward"]
 
 
 def _host(fn, *arrays):
@@ -43,3 +44,14 @@ def max_pool_gather(t, x, geometry):
 def max_pool_scatter(g, x, geometry):
     """``cpu.fused.max_pool_scatter`` on device arrays (through the host)."""
     return _host(lambda a, b: _cpu.max_pool_scatter(a, b, geometry), g, x)
+
+
+def gelu(x, approximate):
+    """GELU on the device: the generic formula kernel (``special_unary``)."""
+    from .special import special_unary
+    return special_unary("gelu" if approximate == "none" else "gelu_tanh", x)
+
+
+def gelu_backward(g, x, approximate):
+    """No fused GELU gradient on CUDA yet: None, so the differentiable rule runs."""
+    return None
