@@ -18,7 +18,7 @@ dilation, (top, bottom, left, right) pads), as ``ops.convolution`` works it out.
 """
 import numpy as np
 
-from .registry import Case, U, defop, move_batch
+from .registry import OPS, Case, U, defop, move_batch
 from .shape import broadcast_to
 
 _TWO = ((2, 2), (2, 2), (1, 1), (0, 0, 0, 0))
@@ -43,14 +43,6 @@ def _x_constant(shape, seed):
     return np.random.default_rng(seed).permutation(int(np.prod(shape))).reshape(shape) / 7.0
 
 
-def _scatter_fwd(B, g, x, geometry):
-    return B.max_pool_scatter(g, x, geometry)
-
-
-def _gather_fwd(B, t, x, geometry):
-    return B.max_pool_gather(t, x, geometry)
-
-
 max_pool_fused = defop(
     "max_pool_fused", lambda B, x, geometry: B.max_pool(x, geometry),
     vjp=lambda g, ans, x, geometry: max_pool_scatter(g, x, geometry=geometry),
@@ -60,22 +52,29 @@ max_pool_fused = defop(
            Case(U(1, 1, 4, 5), geometry=_DILATED)])
 max_pool_fused.batch = _folded(max_pool_fused)
 
-max_pool_scatter = defop(
-    "max_pool_scatter", _scatter_fwd,
-    vjp=(lambda g, ans, gy, x, geometry: max_pool_gather(g, x, geometry=geometry), None),
-    jvp=(lambda t, ans, gy, x, geometry: max_pool_scatter(t, x, geometry=geometry), None),
-    fast=(lambda B, g, ans, gy, x, geometry: B.max_pool_gather(g, x, geometry), None),
-    saves=(1,),
-    cases=[Case(U(2, 3, 2, 2), _x_constant((2, 3, 4, 4), 0), geometry=_TWO),
-           Case(U(1, 2, 3, 3), _x_constant((1, 2, 5, 5), 1), geometry=_PADDED)])
-max_pool_scatter.batch = _folded(max_pool_scatter)
 
-max_pool_gather = defop(
-    "max_pool_gather", _gather_fwd,
-    vjp=(lambda g, ans, t, x, geometry: max_pool_scatter(g, x, geometry=geometry), None),
-    jvp=(lambda tt, ans, t, x, geometry: max_pool_gather(tt, x, geometry=geometry), None),
-    fast=(lambda B, g, ans, t, x, geometry: B.max_pool_scatter(g, x, geometry), None),
-    saves=(1,),
-    cases=[Case(U(2, 3, 4, 4), _x_constant((2, 3, 4, 4), 2), geometry=_TWO),
-           Case(U(1, 2, 5, 5), _x_constant((1, 2, 5, 5), 3), geometry=_PADDED)])
-max_pool_gather.batch = _folded(max_pool_gather)
+def _routing(name, transpose, cases):
+    """A max-pool routing op (``B.<name>``), linear in its first argument (``x`` only
+    places it): its vjp is the routing ``transpose`` names, its jvp itself."""
+    def vjp(g, ans, src, x, geometry):
+        return OPS[transpose](g, x, geometry=geometry)
+
+    def jvp(t, ans, src, x, geometry):
+        return OPS[name](t, x, geometry=geometry)
+
+    def fast(B, g, ans, src, x, geometry):
+        return getattr(B, transpose)(g, x, geometry)
+    op = defop(name, lambda B, src, x, geometry: getattr(B, name)(src, x, geometry),
+               vjp=(vjp, None), jvp=(jvp, None), fast=(fast, None), saves=(1,), cases=cases)
+    op.batch = _folded(op)
+    return op
+
+
+max_pool_scatter = _routing(
+    "max_pool_scatter", "max_pool_gather",
+    [Case(U(2, 3, 2, 2), _x_constant((2, 3, 4, 4), 0), geometry=_TWO),
+     Case(U(1, 2, 3, 3), _x_constant((1, 2, 5, 5), 1), geometry=_PADDED)])
+max_pool_gather = _routing(
+    "max_pool_gather", "max_pool_scatter",
+    [Case(U(2, 3, 4, 4), _x_constant((2, 3, 4, 4), 2), geometry=_TWO),
+     Case(U(1, 2, 5, 5), _x_constant((1, 2, 5, 5), 3), geometry=_PADDED)])

@@ -152,10 +152,10 @@ def max_pool_gather(t, x, geometry):
     >>> max_pool_gather(np.arange(4.0).reshape(1, 1, 2, 2), x, ((2, 2), (2, 2), (1, 1), (0, 0, 0, 0)))
     array([[[[1.]]]])
     """
-    from .window_kernels import max_pool_gather as kernel
+    from .window_kernels import route
     t, x = _contiguous_float(t, x)
     out = np.empty(_out_shape(x, geometry), t.dtype)
-    kernel(t, x, out, *_window_args(x, geometry))
+    route(t, x, out, False, *_window_args(x, geometry))
     return out
 
 
@@ -168,10 +168,10 @@ def max_pool_scatter(g, x, geometry):
     array([[0., 1.],
            [0., 0.]])
     """
-    from .window_kernels import max_pool_scatter as kernel
+    from .window_kernels import route
     g, x = _contiguous_float(g, x)
     out = np.zeros(x.shape, g.dtype)
-    kernel(g, x, out, *_window_args(x, geometry))
+    route(g, x, out, True, *_window_args(x, geometry))
     return out
 
 

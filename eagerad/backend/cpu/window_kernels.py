@@ -44,26 +44,22 @@ def max_pool(x, out, kh, kw, sh, sw, dh, dw, pt, pl):
 
 
 @njit(cache=True, error_model="numpy")
-def max_pool_gather(t, x, out, kh, kw, sh, sw, dh, dw, pt, pl):
-    """``out[n, c, oy, ox] = t`` at the position of the window's maximum of ``x``."""
+def route(src, x, out, scatter, kh, kw, sh, sw, dh, dw, pt, pl):
+    """Per window of ``x``, between its maximum's position and the window's cell:
+    ``scatter`` adds ``src[n, c, oy, ox]`` into ``out`` (zeros shaped as ``x``) at the
+    maximum, in row-major window order; otherwise ``out[n, c, oy, ox]`` reads ``src``
+    (shaped as ``x``) there."""
     w = x.shape[3]
-    for n in range(out.shape[0]):
-        for c in range(out.shape[1]):
-            for oy in range(out.shape[2]):
-                for ox in range(out.shape[3]):
+    pooled = src if scatter else out
+    for n in range(pooled.shape[0]):
+        for c in range(pooled.shape[1]):
+            for oy in range(pooled.shape[2]):
+                for ox in range(pooled.shape[3]):
                     where = _first_max(x, n, c, oy, ox, kh, kw, sh, sw, dh, dw, pt, pl)[1]
-                    out[n, c, oy, ox] = t[n, c, where // w, where % w] if where >= 0 else 0.0
-
-
-@njit(cache=True, error_model="numpy")
-def max_pool_scatter(g, x, out, kh, kw, sh, sw, dh, dw, pt, pl):
-    """``out`` (zeros like ``x``) plus each ``g[n, c, oy, ox]`` at its window's maximum,
-    added in row-major window order."""
-    w = x.shape[3]
-    for n in range(g.shape[0]):
-        for c in range(g.shape[1]):
-            for oy in range(g.shape[2]):
-                for ox in range(g.shape[3]):
-                    where = _first_max(x, n, c, oy, ox, kh, kw, sh, sw, dh, dw, pt, pl)[1]
-                    if where >= 0:
-                        out[n, c, where // w, where % w] += g[n, c, oy, ox]
+                    if where < 0:
+                        if not scatter:
+                            out[n, c, oy, ox] = 0.0
+                    elif scatter:
+                        out[n, c, where // w, where % w] += src[n, c, oy, ox]
+                    else:
+                        out[n, c, oy, ox] = src[n, c, where // w, where % w]
