@@ -6,6 +6,7 @@
 0.75
 """
 from . import dtype
+from .face import ambiguous as _ambiguous
 from .dtype import (bool_, float16, float32, float64, int8, int16, int32, int64, uint8)
 from .device import Device as device
 from .printing import set_printoptions
@@ -44,7 +45,7 @@ from .checkpoint import checkpoint
 from . import utils
 from . import train
 from .train import Model
-from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
+from .serialization import load, load_checkpoint, load_param_into_net, save, save_checkpoint
 
 from .ops import allclose, isclose
 from .ops import equal_all as equal       # torch.equal: one bool for the whole tensors
@@ -58,13 +59,17 @@ from .ops import (argwhere, atleast_1d, atleast_2d, atleast_3d, broadcast_tensor
                   tensor_split, tile, tril, triu, unbind, unique, vsplit, vstack)
 
 
-def meshgrid(*tensors, indexing="ij"):
-    """``torch.meshgrid``: PyTorch's default ``indexing='ij'`` (``eagerad.ops.meshgrid`` keeps
-    numpy's and MindSpore's ``'xy'``), so code written for either face gets its own grid.
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids; ``indexing`` ('ij' or 'xy') must be given: PyTorch's default is
+    'ij', MindSpore's and numpy's 'xy' (``eagerad.torch.meshgrid`` and
+    ``eagerad.mindspore.ops.meshgrid`` take theirs).
 
-    >>> [g.shape for g in meshgrid(ones(2), ones(3))]
+    >>> [g.shape for g in meshgrid(ones(2), ones(3), indexing='ij')]
     [(2, 3), (2, 3)]
     """
+    if indexing is None:
+        raise _ambiguous("meshgrid() without indexing=", "indexing='ij'", "indexing='xy'",
+                        "pass indexing=")
     return ops.meshgrid(*tensors, indexing=indexing)
 
 

@@ -107,6 +107,8 @@ class DataLoader:
             raise ValueError(f"batch_size must be a positive int (or None), got {batch_size!r}")
         if shuffle and sampler is not None:
             raise ValueError("give shuffle=True or a sampler, not both")
+        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
+            raise ValueError(f"num_workers must be a non-negative int, got {num_workers!r}")
         self.dataset, self.batch_size, self.shuffle = dataset, batch_size, shuffle
         self.drop_last, self.sampler = drop_last, sampler
         self.collate_fn = collate_fn or default_collate

@@ -4,6 +4,7 @@
 >>> Device("cuda:0").type
 'cuda'
 """
+import operator
 
 
 class Device:
@@ -25,8 +26,23 @@ class Device:
             kind = "cuda"
         if kind not in ("cpu", "cuda"):
             raise ValueError(f"device={spec!r} is not known; use 'cpu' or 'cuda'")
+        if idx and index is not None:
+            raise ValueError(f"device={spec!r} already has an index; do not pass index={index!r} too")
+        if idx:
+            if not idx.isdigit():
+                raise ValueError(f"device={spec!r}: the index after ':' must be a non-negative "
+                                 f"integer, as in 'cuda:0', got {idx!r}")
+            index = int(idx)
+        elif index is not None:
+            try:
+                index = operator.index(index)
+            except TypeError:
+                raise TypeError(f"device index must be an int, got {index!r} "
+                                f"({type(index).__name__})") from None
+        if index is not None and index < 0:
+            raise ValueError(f"device index must be non-negative, got {index} (device {spec!r})")
         self.type = kind
-        self.index = int(idx) if idx else (index if index is not None else (0 if kind == "cuda" else None))
+        self.index = index if index is not None else (0 if kind == "cuda" else None)
 
     def __eq__(self, other):
         if isinstance(other, str):

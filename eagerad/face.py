@@ -112,6 +112,26 @@ def install(cls, name):
     setattr(cls, name, FaceAttribute(name, current))
 
 
+def stamp(obj, face):
+    """Stamp every tensor in ``obj`` (a tensor, or nested dicts, lists and tuples of them)
+    with ``face``; what a face module does to the tensors its functions hand out.
+
+    >>> import eagerad
+    >>> f = Face("f2", repr=str, str=str); out = stamp({"a": [eagerad.ones(1)]}, f)
+    >>> out["a"][0]._face.name
+    'f2'
+    """
+    if hasattr(obj, "_face") and hasattr(obj, "_data"):
+        obj._face = face
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            stamp(v, face)
+    elif isinstance(obj, (tuple, list)):
+        for v in obj:
+            stamp(v, face)
+    return obj
+
+
 def ambiguous(name, torch_meaning, mindspore_meaning, instead):
     """The error a neutral tensor raises for a name the two frameworks read differently.
 
@@ -120,6 +140,6 @@ def ambiguous(name, torch_meaning, mindspore_meaning, instead):
     """
     return TypeError(
         f"{name} means different things in PyTorch ({torch_meaning}) and MindSpore "
-        f"({mindspore_meaning}); {instead}, or make the tensor with eagerad.torch or "
-        "eagerad.mindspore (`import eagerad.torch as torch` / `import eagerad.mindspore as "
-        "mindspore`), whose tensors follow that framework")
+        f"({mindspore_meaning}); {instead}, or use the face whose meaning you want: "
+        "`import eagerad.torch as torch` or `import eagerad.mindspore as mindspore` (their "
+        "tensors and layers follow that framework)")

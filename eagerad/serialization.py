@@ -1,7 +1,11 @@
-"""Checkpoints as numpy ``.npz`` files: one array per parameter, keyed by its path.
+"""Saving and loading: MindSpore's checkpoints and PyTorch's ``save``/``load``.
 
-The file is written exactly at the path given (``net.ckpt`` stays ``net.ckpt``), holds
-no pickles, and restores bit-exact values and dtypes.
+``save_checkpoint``/``load_checkpoint`` keep parameters as numpy ``.npz`` files: one
+array per parameter, keyed by its path, written exactly at the path given
+(``net.ckpt`` stays ``net.ckpt``).  ``save``/``load`` store nested state (an
+optimizer's ``state_dict``) in eagerad's safe format (``safe_format``).  Every write
+is atomic (``atomic``), no load unpickles anything unless asked to with
+``weights_only=False``, and values and dtypes come back bit-exact.
 
 >>> import eagerad, tempfile, os
 >>> from eagerad import nn
@@ -17,6 +21,9 @@ from collections import OrderedDict
 
 import numpy as np
 
+from . import safe_format
+from .atomic import write_file
+from .file_kinds import describe
 from .nn.cell import load_param_into_net  # noqa: F401  (MindSpore's place for it)
 from .tensor import Parameter, Tensor
 
@@ -42,22 +49,39 @@ def _named_arrays(save_obj):
     return out
 
 
+def _write_npz(arrays, out):
+    """numpy's ``.npz`` layout (one ``<name>.npy`` member per array, stored), never pickling."""
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+        for name, arr in arrays.items():
+            with z.open(name + ".npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asanyarray(arr), allow_pickle=False)
+
+
 def save_checkpoint(save_obj, ckpt_file_name):
-    """Write every parameter of ``save_obj`` to ``ckpt_file_name`` (numpy ``.npz`` format).
+    """Write every parameter of ``save_obj`` to ``ckpt_file_name`` (numpy ``.npz`` format),
+    atomically: a failed or interrupted save leaves the previous file as it was.
+
+    It stores arrays only; nested state (an optimizer's ``state_dict()``) goes to ``save``.
 
     >>> import os, tempfile; path = os.path.join(tempfile.mkdtemp(), 'w.ckpt')
     >>> save_checkpoint({'w': Tensor([1.0, 2.0])}, path); sorted(np.load(path).files)
     ['w']
     """
     arrays = _named_arrays(save_obj)
-    with open(ckpt_file_name, "wb") as f:
-        np.savez(f, **arrays)
+    for name, arr in arrays.items():
+        if arr.dtype.hasobject:
+            raise TypeError(f"save_checkpoint: entry {name!r} is not an array of numbers (numpy made "
+                            f"an object array of it); save_checkpoint stores tensors/arrays only, "
+                            f"use eagerad.save for nested state such as an optimizer's state_dict()")
+    write_file(ckpt_file_name, lambda out: _write_npz(arrays, out))
 
 
 def load_checkpoint(ckpt_file_name):
-    """``{name: Parameter}`` read from a file written by ``save_checkpoint``.
+    """``{name: Parameter}`` read from a file written by ``save_checkpoint`` (or by ``save``
+    of a flat ``{name: tensor}`` dict).
 
-    A missing file raises FileNotFoundError, anything that is not such a file ValueError.
+    A missing file raises FileNotFoundError; anything else that is not such a file a
+    ValueError saying what the file looks like.  Nothing in the file is unpickled.
 
     >>> import os, tempfile; path = os.path.join(tempfile.mkdtemp(), 'w.ckpt')
     >>> save_checkpoint([{'name': 'w', 'data': Tensor([1, 2])}], path)
@@ -65,17 +89,65 @@ def load_checkpoint(ckpt_file_name):
     Parameter containing:
     tensor([1, 2], requires_grad=True)
     """
+    who = "load_checkpoint"
     if not os.path.isfile(ckpt_file_name):
-        raise FileNotFoundError(f"load_checkpoint: no checkpoint file at {ckpt_file_name!r}")
-    try:
-        archive = np.load(ckpt_file_name, allow_pickle=False)
-        if not isinstance(archive, np.lib.npyio.NpzFile):
-            raise ValueError("it holds a single .npy array, not an .npz archive")
-        with archive:
-            arrays = OrderedDict((name, archive[name]) for name in archive.files)
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
-        raise ValueError(f"load_checkpoint: {ckpt_file_name!r} is not an eagerad checkpoint "
-                         f"(numpy .npz written by save_checkpoint): {err}") from None
-    return OrderedDict((name, Parameter(arr, name=name)) for name, arr in arrays.items())
+        raise FileNotFoundError(f"{who}: no checkpoint file at {ckpt_file_name!r}")
+    z, names = safe_format.open_archive(ckpt_file_name, who)
+    with z:
+        if safe_format.MANIFEST not in names:
+            if not names or not all(n.endswith(".npy") for n in names):
+                raise safe_format.CorruptFile(
+                    f"{who}: {ckpt_file_name!r} is {describe(b'PK', names)}, not an eagerad "
+                    "checkpoint (a numpy .npz written by save_checkpoint)")
+            return OrderedDict((n[:-4], Parameter(safe_format.read_array(z, n, who), name=n[:-4]))
+                               for n in names)
+    return _parameters(safe_format.read(ckpt_file_name, "cpu", who=who), ckpt_file_name)
 
 
+def _parameters(obj, path):
+    """``{name: Parameter}`` from a flat dict of tensors/arrays read by ``load``."""
+    if not isinstance(obj, dict) or not all(isinstance(v, (Tensor, np.ndarray)) for v in obj.values()):
+        raise ValueError(f"load_checkpoint: {path!r} was written by eagerad.save and holds "
+                         f"{type(obj).__name__}, not a flat {{name: tensor}} dict; read it with "
+                         "eagerad.load")
+    return OrderedDict((str(k), Parameter(v, name=str(k))) for k, v in obj.items())
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
+    """Save ``obj`` to ``f`` (a path, written atomically, or a binary file object), as
+    PyTorch's ``torch.save``.
+
+    Tensors (any dtype; device, ``requires_grad`` and Parameters kept), numpy arrays,
+    nested dicts/lists/tuples, None, bools, ints, floats and strings (a ``state_dict``
+    of a module or an optimizer) are stored without pickle, and ``load`` reads them
+    back without running code.  Anything else (a whole module) is pickled, and ``load``
+    then requires ``weights_only=False``.  A failed save leaves ``f``'s previous file
+    intact.  ``pickle_module``/``pickle_protocol`` are accepted for PyTorch's signature.
+
+    >>> import os, tempfile; path = os.path.join(tempfile.mkdtemp(), 'state.pt')
+    >>> save({'step': 7, 'w': Tensor([1.5])}, path); load(path)['w'].tolist()
+    [1.5]
+    """
+    write_file(f, lambda out: safe_format.write(obj, out))
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
+         **pickle_load_args):
+    """What ``save`` stored in ``f`` (a path or a binary file object), as PyTorch's
+    ``torch.load`` with ``weights_only=True``: loading never runs code from the file.
+
+    ``map_location``: None (each tensor back on its saved device), a device
+    (``'cpu'``), a dict ``{saved: new}`` of device strings, or a function
+    ``(tensor, saved_location) -> tensor``.  A file holding a pickled object (a whole
+    module) is refused unless ``weights_only=False``, which unpickles it: pass that only
+    for files from a source you trust.  Foreign or damaged files raise a ValueError
+    that says what the file looks like.
+
+    >>> import io; buf = io.BytesIO(); save([1, (2.0, 'a')], buf); _ = buf.seek(0)
+    >>> load(buf)
+    [1, (2.0, 'a')]
+    """
+    if isinstance(f, (str, bytes, os.PathLike)) and not os.path.isfile(f):
+        raise FileNotFoundError(f"load: no file at {os.fsdecode(f)!r}")
+    safe = True if weights_only is None else bool(weights_only)
+    return safe_format.read(f, map_location, weights_only=safe)

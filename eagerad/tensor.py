@@ -10,6 +10,7 @@ layer adds its own), so this module imports nothing above ``backend``.
 ((1, 2), dtype('float32'))
 """
 import math
+import operator
 import warnings
 import weakref
 
@@ -51,6 +52,26 @@ def _native(arr):
     return arr
 
 
+_INT64 = np.iinfo(np.int64)
+
+
+def _wide_integers(data, arr, dtype):
+    """Python integers beyond int64 (numpy made them objects or uint64): a float array
+    when a float ``dtype`` was asked for, else OverflowError (never a wrapped value)."""
+    try:
+        as_float = np.asarray(data, dtype=np.float64)
+    except (ValueError, TypeError, OverflowError):
+        return arr                   # not numbers at all: the caller's TypeError says so
+    if dtype is not None and dt.as_dtype(dtype).kind == "f":
+        return as_float
+    if arr.dtype == np.uint64 and int(arr.max(initial=0)) <= _INT64.max:
+        return arr
+    big = as_float[np.abs(as_float) > _INT64.max] if as_float.ndim else as_float
+    raise OverflowError(f"cannot make an integer Tensor from {int(big.flat[0]) if big.size else data!r}: "
+                        f"it overflows int64 (integer tensors hold [{_INT64.min}, {_INT64.max}]); "
+                        "pass a float (or dtype=float64) for a float tensor")
+
+
 def _infer_array(data, dtype, copy=True):
     """numpy array for user data: Python floats become float32, numpy keeps its dtype.
 
@@ -65,6 +86,8 @@ def _infer_array(data, dtype, copy=True):
             arr = np.asarray(data)
         except (ValueError, TypeError) as err:
             raise TypeError(f"cannot make a Tensor from {type(data).__name__}: {err}") from None
+        if from_python and (arr.dtype.kind == "O" or arr.dtype == np.uint64):
+            arr = _wide_integers(data, arr, dtype)
         if arr.dtype.kind in "OUSV":
             raise TypeError(f"cannot make a Tensor from {data!r}: elements must be numbers "
                             "and rows must have equal lengths")
@@ -373,8 +396,16 @@ class Tensor:
     def grad(self, value):
         if value is not None and not isinstance(value, Tensor):
             raise TypeError(f"grad must be a Tensor or None, got {type(value).__name__}")
-        if value is not None and value.shape != self.shape:
-            raise ValueError(f"grad of shape {value.shape} does not match tensor shape {self.shape}")
+        if value is not None:
+            if value.shape != self.shape:
+                raise ValueError(f"grad of shape {value.shape} does not match tensor shape "
+                                 f"{self.shape}")
+            if value.dtype != self.dtype:
+                raise TypeError(f"grad of dtype {value.dtype} does not match tensor dtype "
+                                f"{self.dtype}; cast it with .astype({self.dtype})")
+            if value._device != self._device:
+                raise RuntimeError(f"grad on device {value._device} does not match tensor device "
+                                   f"{self._device}; move it with .to('{self._device}')")
         self._grad = value
 
     @property
@@ -877,7 +908,11 @@ def _fill_dtype(value):
 def _filled(shape, value, dtype, device, requires_grad):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    shape = tuple(int(s) for s in shape)
+    try:
+        shape = tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"size must be integers, as in (2, 3) or 2, 3; got {shape!r} "
+                        f"({', '.join(type(s).__name__ for s in shape)})") from None
     if any(s < 0 for s in shape):
         raise ValueError(f"shape {shape} has a negative dimension")
     dev = as_device(device)
@@ -982,6 +1017,13 @@ def arange(start, stop=None, step=1, dtype=None, device=None, requires_grad=Fals
                          (("start", start), ("stop", stop), ("step", step)))
     if stop is None:
         start, stop = 0, start
+    for name, value in (("start", start), ("end", stop), ("step", step)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"arange: {name} must be a number, got {value!r} ({type(value).__name__})")
+        if not np.isfinite(value):
+            raise ValueError(f"arange: {name} must be finite, got {value}")
+    if step == 0:
+        raise ValueError("arange: step must be nonzero, got 0")
     is_float = any(isinstance(v, (float, np.floating)) for v in (start, stop, step))
     dtype = dt.as_dtype(dtype) or (dt.default_float if is_float else dt.int64)
     dev = as_device(device)

@@ -13,7 +13,7 @@ from eagerad.nn.cell import Cell
 X = np.array([-4.0, -1.0, -0.25, 0.0, 0.5, 2.0, 7.0])
 
 CELLS = [
-    (A.GELU(), lambda x: ops.gelu(x)),
+    (A.GELU("none"), lambda x: ops.gelu(x)),
     (A.GELU(approximate="tanh"), lambda x: ops.gelu(x, approximate="tanh")),
     (A.SiLU(), ops.silu), (A.ELU(alpha=0.5), lambda x: ops.elu(x, 0.5)),
     (A.SELU(), ops.selu), (A.SeLU(), ops.selu), (A.CELU(2.0), lambda x: ops.celu(x, 2.0)),
@@ -37,7 +37,7 @@ def test_cell_is_its_op(cell, fn):
 def test_values_of_the_cells_at_known_points():
     x = eagerad.tensor([-1.0, 1.0], dtype=eagerad.float64)
     phi = 0.5 * (1 + math.erf(1 / math.sqrt(2)))
-    np.testing.assert_allclose(A.GELU()(x).numpy(), [-(1 - phi), phi], rtol=1e-14)
+    np.testing.assert_allclose(A.GELU("none")(x).numpy(), [-(1 - phi), phi], rtol=1e-14)
     np.testing.assert_allclose(A.ReLU6()(eagerad.tensor([-1.0, 3.0, 9.0])).numpy(), [0, 3, 6])
     np.testing.assert_allclose(A.ELU()(x).numpy(), [math.expm1(-1), 1.0], rtol=1e-14)
     np.testing.assert_allclose(A.SELU()(x).numpy(),
@@ -46,13 +46,20 @@ def test_values_of_the_cells_at_known_points():
 
 
 def test_defaults_that_differ_between_the_faces():
+    import eagerad.mindspore as ms
+    import eagerad.torch as torch
     x = eagerad.tensor([-1.0, 1.0], dtype=eagerad.float64)
     # PyTorch: exact GELU; MindSpore's nn.GELU() is the tanh approximation (approximate=True)
-    assert A.GELU()(x).tolist() == ops.gelu(x).tolist()
+    assert torch.nn.GELU()(x).tolist() == ops.gelu(x).tolist()
+    assert ms.nn.GELU()(x).tolist() == ops.gelu(x, approximate="tanh").tolist()
+    assert ms.nn.LeakyReLU()(x).tolist() == [-0.2, 1.0]
+    for ambiguous in (A.GELU, A.LeakyReLU):         # the engine's own cell: no default to pick
+        with pytest.raises(TypeError, match="eagerad.torch.*eagerad.mindspore"):
+            ambiguous()
     assert A.GELU(approximate=True)(x).tolist() == ops.gelu(x, approximate="tanh").tolist()
     assert A.GELU(approximate=False)(x).tolist() == ops.gelu(x).tolist()
     # LeakyReLU: PyTorch's negative_slope=0.01 by default, MindSpore's alpha keyword
-    assert A.LeakyReLU()(x).tolist() == [-0.01, 1.0]
+    assert torch.nn.LeakyReLU()(x).tolist() == [-0.01, 1.0]
     assert A.LeakyReLU(alpha=0.2)(x).tolist() == [-0.2, 1.0]
     assert A.LeakyReLU(negative_slope=0.1, inplace=True)(x).tolist() == [-0.1, 1.0]
     assert repr(A.LeakyReLU(alpha=0.2)) == "LeakyReLU<negative_slope=0.2>"
@@ -61,7 +68,7 @@ def test_defaults_that_differ_between_the_faces():
 def test_gradients_flow_through_a_network_of_activation_cells():
     from eagerad import nn
     eagerad.set_seed(0)
-    net = nn.SequentialCell(nn.Dense(3, 4), A.GELU(), nn.Dense(4, 4), A.Mish(), nn.Dense(4, 1),
+    net = nn.SequentialCell(nn.Dense(3, 4), A.GELU("none"), nn.Dense(4, 4), A.Mish(), nn.Dense(4, 1),
                             A.Softplus())
     x = eagerad.tensor(np.random.default_rng(0).normal(size=(5, 3)).astype(np.float32))
     loss = net(x).sum()
@@ -70,6 +77,7 @@ def test_gradients_flow_through_a_network_of_activation_cells():
 
 
 def test_activation_names_resolve_to_cells():
-    assert set(A.ACTIVATIONS.values()) <= {c for c in vars(A).values()
-                                           if isinstance(c, type) and issubclass(c, A.Activation)}
+    assert all(isinstance(make(), A.Activation) for make in A.ACTIVATIONS.values())
+    assert A.ACTIVATIONS["gelu"]().params == {"approximate": "tanh"}       # MindSpore's defaults
+    assert A.ACTIVATIONS["leakyrelu"]().params == {"negative_slope": 0.2}
     assert isinstance(A.ACTIVATIONS["hswish"](), A.Hardswish)

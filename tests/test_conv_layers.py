@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import eagerad
+import eagerad.torch.nn as TN
 from eagerad.autograd import gradcheck
 from eagerad.nn import conv_layers as CL
 from eagerad.nn import losses_extra as LX
@@ -21,7 +22,7 @@ def names(cell):
 
 
 def test_conv2d_faces_defaults():
-    torch_face = CL.Conv2d(3, 8, 3)
+    torch_face = TN.Conv2d(3, 8, 3)
     assert not torch_face.mindspore and torch_face.bias is not None
     assert torch_face(eagerad.ones(1, 3, 6, 6)).shape == (1, 8, 4, 4)
     bound = 1 / math.sqrt(27)
@@ -32,7 +33,9 @@ def test_conv2d_faces_defaults():
     assert positional.mindspore and positional.bias is not None
     assert positional(eagerad.ones(1, 3, 6, 6)).shape == (1, 8, 6, 6)
     with pytest.raises(TypeError, match="PyTorch's signature"):
-        CL.Conv2d(3, 8, 3, groupz=2)
+        TN.Conv2d(3, 8, 3, groupz=2)
+    with pytest.raises(TypeError, match="eagerad.torch.*eagerad.mindspore"):
+        CL.Conv2d(3, 8, 3)          # the engine's own layer: the frameworks read this differently
     with pytest.raises(ValueError, match="NCHW"):
         CL.Conv2d(3, 8, 3, data_format="NHWC")
 
@@ -42,7 +45,7 @@ def test_conv_layers_compute_the_functional_ops():
     layer = CL.Conv2d(4, 6, (3, 2), stride=2, padding=1, dilation=(1, 2), groups=2)
     want = C.conv2d(x, layer.weight, layer.bias, 2, 1, (1, 2), 2)
     np.testing.assert_allclose(layer(x).numpy(), want.numpy(), rtol=1e-6)
-    one = CL.Conv1d(4, 2, 3, padding="same")
+    one = TN.Conv1d(4, 2, 3, padding="same")
     assert one(eagerad.ones(2, 4, 9)).shape == (2, 2, 9)
     up = CL.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1)
     assert up.weight.shape == (4, 2, 3, 3) and up(x).shape == (2, 2, 14, 14)
@@ -53,7 +56,7 @@ def test_conv_layers_compute_the_functional_ops():
 
 def test_pool_layers_faces():
     x = eagerad.tensor(RNG.normal(size=(1, 2, 6, 6)))
-    assert CL.MaxPool2d(2)(x).shape == (1, 2, 3, 3)                       # PyTorch: stride = kernel
+    assert TN.MaxPool2d(2)(x).shape == (1, 2, 3, 3)                       # PyTorch: stride = kernel
     assert CL.MaxPool2d(kernel_size=2, pad_mode="valid")(x).shape == (1, 2, 5, 5)   # MindSpore: 1
     np.testing.assert_allclose(CL.AvgPool2d(3, 3)(x).numpy(), C.avg_pool2d(x, 3).numpy())
     assert CL.AvgPool2d(kernel_size=3, stride=3, pad_mode="pad", padding=1)(x).shape == (1, 2, 2, 2)
@@ -89,7 +92,7 @@ def test_pool_layers_mindspore_same(size, k, s):
 
 
 def test_batch_norm_modes_and_running_statistics():
-    bn = CL.BatchNorm2d(3)
+    bn = TN.BatchNorm2d(3)
     assert names(bn) == ["weight", "bias", "running_mean", "running_var"]
     assert [p.name for p in bn.trainable_params()] == ["weight", "bias"]
     x = RNG.normal(size=(4, 3, 2, 2)) * 2 + 1
@@ -116,19 +119,19 @@ def test_batch_norm_mindspore_face_momentum_and_names():
     frozen(eagerad.tensor(x))                                            # running stats even in training
     np.testing.assert_array_equal(frozen.moving_mean.numpy(), [0, 0])
     with pytest.warns(UserWarning, match="PyTorch's meaning"):
-        CL.BatchNorm1d(2, momentum=0.9)
+        TN.BatchNorm1d(2, momentum=0.9)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         CL.BatchNorm1d(2, momentum=0.9, moving_mean_init="zeros")
     nostats = CL.BatchNorm1d(2, track_running_stats=False, affine=False)
     assert names(nostats) == [] and nostats.set_train(False)(eagerad.ones(3, 2)).shape == (3, 2)
     with pytest.raises(ValueError, match="num_features=2"):
-        CL.BatchNorm1d(2)(eagerad.ones(3, 4))
+        TN.BatchNorm1d(2)(eagerad.ones(3, 4))
 
 
 def test_layer_group_norm_and_embedding_faces():
     x = eagerad.tensor(RNG.normal(size=(2, 3, 4)))
-    ln = CL.LayerNorm((3, 4))
+    ln = TN.LayerNorm((3, 4))
     np.testing.assert_allclose(ln(x).numpy().reshape(2, -1).std(axis=1), 1, rtol=1e-4)
     ms_ln = CL.LayerNorm((3, 4), begin_norm_axis=1, begin_params_axis=1, epsilon=1e-5)
     assert names(ms_ln) == ["gamma", "beta"]
@@ -137,7 +140,7 @@ def test_layer_group_norm_and_embedding_faces():
         CL.LayerNorm((3, 4), begin_norm_axis=-1, begin_params_axis=-1)(x)
     assert names(CL.GroupNorm(1, 3)) == ["weight", "bias"]
     assert names(CL.GroupNorm(1, 3, gamma_init="ones")) == ["gamma", "beta"]
-    emb = CL.Embedding(5, 3, padding_idx=-1)
+    emb = TN.Embedding(5, 3, padding_idx=-1)
     assert emb.padding_idx == 4 and emb(eagerad.tensor([4])).tolist() == [[0.0, 0.0, 0.0]]
     ms_emb = CL.Embedding(vocab_size=5, embedding_size=3)
     assert names(ms_emb) == ["embedding_table"] and ms_emb(eagerad.tensor([[1]])).shape == (1, 1, 3)
@@ -216,7 +219,7 @@ def test_loss_cells_orders_and_options():
     torch_face = LX.BCEWithLogitsLoss(w, "sum")
     assert ms.reduction == torch_face.reduction == "sum"
     np.testing.assert_allclose(ms(logits, t).item(), torch_face(logits, t).item())
-    assert LX.SmoothL1Loss(0.5).reduction == "none" and LX.SmoothL1Loss().reduction == "mean"
+    assert LX.SmoothL1Loss(0.5).reduction == "none" and TN.SmoothL1Loss().reduction == "mean"
     np.testing.assert_allclose(LX.NLLLoss(w)(x, y).item(), L.nll_loss(x, y, w).item())
     np.testing.assert_allclose(LX.HuberLoss(delta=0.3)(x, t).item(), L.huber_loss(x, t, delta=0.3).item())
     np.testing.assert_allclose(LX.KLDivLoss("batchmean")(x, t).item(), L.kl_div(x, t, "batchmean").item())

@@ -9,7 +9,8 @@ Every module's imports (top-level and inside functions) are parsed with ``ast``;
     autograd
     ops
     transforms, functional, vectorize, func, autograd_functional, tree, checkpoint, custom
-    nn, amp, optim, data, serialization, viz, linalg (namespace), cuda (namespace)
+    nn, amp, optim, data, serialization (+ safe_format, atomic, file_kinds), viz, linalg
+    (namespace), cuda (namespace)
     eagerad/__init__ (the public face)
 
 An edge may stay in its layer or go down, never up, and the units' graph has no cycle.
@@ -32,8 +33,9 @@ LAYERS = [
     {"transforms", "functional", "vectorize", "func", "autograd_functional", "tree", "checkpoint",
      "custom"},
     {"nn", "amp", "optim", "data", "serialization", "viz", "linalg", "cuda", "accelerator",
-     "utils", "train"},
+     "utils", "train", "safe_format", "atomic", "file_kinds"},
     {"__init__"},
+    {"torch", "mindspore"},     # the faces: they may import everything, nothing imports them
 ]
 RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
 

@@ -138,8 +138,9 @@ def test_dropout_mask_scaling_and_gradient():
     np.testing.assert_array_equal(x.grad.numpy(), y.numpy())   # d(x*m)/dx = m
     d.set_train(False)
     assert d(x) is x
+    assert nn.Dropout(p=1.0)(x).numpy().max() == 0.0          # PyTorch: p=1 drops everything
     with pytest.raises(ValueError, match="p must lie in"):
-        nn.Dropout(p=1.0)
+        nn.Dropout(p=1.5)
 
 
 def test_activations_flatten_sequential():

@@ -72,7 +72,7 @@ def test_sim_statistics_norms_second_order():
     # zeros (one and two per row) for prod/cumprod; the gradcheck table of test_cuda_sim
     # covers each op's first case
     x0 = np.array([[2.0, 0.0, 3.0], [0.0, 0.0, 1.5]])
-    fns = [lambda x: ops.prod(x, 1), lambda x: ops.cumprod(x, 1), lambda x: x.std(dim=0),
+    fns = [lambda x: ops.prod(x, 1), lambda x: ops.cumprod(x, 1), lambda x: x.std(dim=0, correction=1),
            lambda x: ops.cummax(x, 1).values]
     for fn in fns:
         rows = []

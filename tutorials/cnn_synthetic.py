@@ -63,8 +63,10 @@ class TorchNet(nn.Module):
     def __init__(self):
         super().__init__()
         self.features = nn.Sequential(
-            Conv2d(1, 8, 3, padding=1), BatchNorm2d(8), nn.ReLU(), MaxPool2d(2),
-            Conv2d(8, 16, 3, padding=1), BatchNorm2d(16), nn.ReLU(), MaxPool2d(2))
+            Conv2d(1, 8, 3, padding=1, bias=True), BatchNorm2d(8, track_running_stats=True),
+            nn.ReLU(), MaxPool2d(2, 2),
+            Conv2d(8, 16, 3, padding=1, bias=True), BatchNorm2d(16, track_running_stats=True),
+            nn.ReLU(), MaxPool2d(2, 2))
         self.head = nn.Sequential(nn.Flatten(), nn.Dropout(p=0.25), nn.Linear(16 * 3 * 3, 3))
 
     def forward(self, x):

@@ -165,6 +165,8 @@ def backward(outputs, grad_outputs, retain_graph=None, create_graph=False, input
         if g is None and not allow_unused:
             raise RuntimeError(f"inputs[{i}] (shape {t.shape}) was not used to compute the outputs; "
                                "pass allow_unused=True to get None for it")
+        if g is not None:
+            g._face = t._face   # a gradient speaks its input's face
         result.append(g)
     return tuple(result)
 

@@ -51,15 +51,18 @@ class Activation(Cell):
 
 
 class GELU(Activation):
-    """``x Phi(x)``.  ``approximate``: ``'none'`` (default, exact) or ``'tanh'`` as PyTorch;
-    ``True``/``False`` as MindSpore, whose ``nn.GELU()`` default is ``True`` (tanh).
+    """``x Phi(x)``.  ``approximate``: ``'none'`` (exact) or ``'tanh'`` as PyTorch;
+    ``True``/``False`` as MindSpore.  The defaults differ (PyTorch exact, MindSpore tanh):
+    ``eagerad.torch.nn.GELU()`` and ``eagerad.mindspore.nn.GELU()`` take theirs.
 
-    >>> print(GELU()(eagerad.tensor([1.0])), GELU(approximate=True)(eagerad.tensor([1.0])))
+    >>> print(GELU("none")(eagerad.tensor([1.0])), GELU(approximate=True)(eagerad.tensor([1.0])))
     [0.8413] [0.8412]
     """
     fn = staticmethod(act.gelu)
 
-    def __init__(self, approximate="none"):
+    def __init__(self, approximate=None):
+        if approximate is None:
+            approximate = self.framework_default("approximate", "none", True)
         if approximate is True or approximate is False:
             approximate = "tanh" if approximate else "none"
         super().__init__(approximate=approximate)
@@ -109,16 +112,21 @@ class CELU(Activation):
 
 class LeakyReLU(Activation):
     """``x`` above 0, ``slope * x`` below.  The slope is PyTorch's ``negative_slope`` (first
-    argument, default 0.01) or MindSpore's ``alpha`` keyword; MindSpore's ``nn.LeakyReLU()``
-    defaults to 0.2 up to version 2.9, so pass ``alpha=0.2`` to reproduce it.
+    argument) or MindSpore's ``alpha``; the defaults differ (PyTorch 0.01, MindSpore 0.2):
+    ``eagerad.torch.nn.LeakyReLU()`` and ``eagerad.mindspore.nn.LeakyReLU()`` take theirs.
 
-    >>> print(LeakyReLU()(eagerad.tensor([-1.0])), LeakyReLU(alpha=0.2)(eagerad.tensor([-1.0])))
+    >>> print(LeakyReLU(0.01)(eagerad.tensor([-1.0])), LeakyReLU(alpha=0.2)(eagerad.tensor([-1.0])))
     [-0.01] [-0.2]
     """
     fn = staticmethod(act.torch_leaky_relu)
 
-    def __init__(self, negative_slope=0.01, inplace=False, alpha=None):
-        super().__init__(negative_slope=negative_slope if alpha is None else alpha)
+    def __init__(self, negative_slope=None, inplace=False, alpha=None):
+        if negative_slope is not None and alpha is not None:
+            raise TypeError("LeakyReLU: give negative_slope or alpha, not both")
+        slope = negative_slope if alpha is None else alpha
+        if slope is None:
+            slope = self.framework_default("negative_slope", 0.01, 0.2)
+        super().__init__(negative_slope=slope)
 
 
 class Hardtanh(Activation):
@@ -212,8 +220,9 @@ class Tanhshrink(Activation):
 SeLU, HSigmoid, HSwish = SELU, Hardsigmoid, Hardswish
 
 # lower-case names for ``nn.get_activation`` (MindSpore's activation strings)
-ACTIVATIONS = {"gelu": GELU, "silu": SiLU, "swish": SiLU, "elu": ELU, "selu": SELU, "celu": CELU,
-               "leakyrelu": LeakyReLU, "hardtanh": Hardtanh, "relu6": ReLU6,
+# get_activation is MindSpore's API: GELU and LeakyReLU with MindSpore's defaults
+ACTIVATIONS = {"gelu": lambda: GELU(approximate=True), "silu": SiLU, "swish": SiLU, "elu": ELU, "selu": SELU, "celu": CELU,
+               "leakyrelu": lambda: LeakyReLU(alpha=0.2), "hardtanh": Hardtanh, "relu6": ReLU6,
                "hsigmoid": Hardsigmoid, "hardsigmoid": Hardsigmoid, "hswish": Hardswish,
                "hardswish": Hardswish, "mish": Mish, "softsign": Softsign, "softplus": Softplus,
                "logsigmoid": LogSigmoid, "tanhshrink": Tanhshrink}

@@ -23,6 +23,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..device import as_device
+from ..face import ambiguous
 from ..tensor import Parameter, Tensor
 from .inplace import assign
 from .hooks import KINDS, add_hook, call_with_hooks
@@ -50,6 +51,7 @@ class Cell:
     _face = None                # the face the cell's parameters are stamped with
     _starts_training = None     # PyTorch's Modules start training, MindSpore's Cells not
     _raw_grad_output = None     # MindSpore's backward hooks see construct's own output grads
+    _signature = None           # "torch"/"mindspore": whose signature a two-faced layer binds
 
     def __init__(self, auto_prefix=True, flags=None):
         self._registry()
@@ -98,6 +100,22 @@ class Cell:
                 p._face = face
             for name in self._registry()[1]:
                 getattr(self, name)._adopt_face(face)
+
+    def framework_default(self, argument, torch_value, mindspore_value):
+        """The default of ``argument`` where PyTorch's and MindSpore's differ: the face's
+        layer class says which (``_signature``); the engine's own layer raises.
+
+        >>> class Slope(Cell):
+        ...     _signature = "mindspore"
+        >>> Slope().framework_default("alpha", 0.01, 0.2)
+        0.2
+        """
+        face = type(self)._signature
+        if face is None:
+            raise ambiguous(f"nn.{type(self).__name__}() without {argument}=",
+                            f"{argument}={torch_value!r}", f"{argument}={mindspore_value!r}",
+                            f"pass {argument}=")
+        return torch_value if face == "torch" else mindspore_value
 
     def raw_grad_output(self):
         """Whether backward hooks see the gradient of ``construct``'s own output

@@ -28,7 +28,7 @@ statistics are Parameters with ``requires_grad=False`` (in ``state_dict`` and
 
 >>> import eagerad
 >>> from eagerad.nn.conv_layers import Conv2d
->>> Conv2d(3, 8, 3)(eagerad.ones(2, 3, 8, 8)).shape, Conv2d(3, 8, 3, pad_mode='same').bias
+>>> Conv2d(3, 8, 3, bias=True)(eagerad.ones(2, 3, 8, 8)).shape, Conv2d(3, 8, 3, pad_mode='same').bias
 ((2, 8, 6, 6), None)
 """
 import inspect
@@ -43,6 +43,7 @@ from ..ops import losses as lf
 from ..ops import normalization as norm
 from ..ops import recurrent
 from ..tensor import Parameter, Tensor, zeros
+from ..face import ambiguous
 from .cell import Cell
 from .init import he_uniform, initializer, normal, uniform
 from .layers import Dense
@@ -53,10 +54,27 @@ _MINDSPORE_KEYWORDS = {"pad_mode", "group", "has_bias", "weight_init", "bias_ini
                        "vocab_size", "embedding_size", "use_one_hot", "embedding_table"}
 
 
-def _bind(cls_name, torch_sig, ms_sig, args, kwargs, ms=False):
-    """Arguments bound to MindSpore's signature when a MindSpore-only keyword is used
-    (or ``ms``), else PyTorch's: (is_mindspore, {name: value} with defaults)."""
-    ms = ms or bool(_MINDSPORE_KEYWORDS & kwargs.keys())
+def _bind(layer, torch_sig, ms_sig, args, kwargs, ms=False, agree=()):
+    """The layer's arguments bound to its framework's signature: (is_mindspore, {name:
+    value} with defaults).  A face's layer class says its framework (``_signature``);
+    the engine's own layer (``eagerad.nn``) takes the one its keywords identify, or
+    PyTorch's when the call gives every argument in ``agree`` (which makes both read it
+    alike), and raises where the call reads differently in the two frameworks."""
+    cls_name = type(layer).__name__
+    face = type(layer)._signature
+    if face is None:
+        ms = ms or bool(_MINDSPORE_KEYWORDS & kwargs.keys())
+        names = list(inspect.signature(torch_sig).parameters)
+        torch_only = set(names) - inspect.signature(ms_sig).parameters.keys()
+        given = set(kwargs) | set(names[:len(args)])
+        if not ms and not torch_only & kwargs.keys() and not (agree and given >= set(agree)):
+            raise ambiguous(f"nn.{cls_name}({', '.join(map(repr, args))})", "PyTorch's defaults and parameter names",
+                            "MindSpore's defaults and parameter names",
+                            "pass " + (" and ".join(f"{n}=" for n in agree) if agree else
+                                       f"a keyword only one framework has ({sorted(torch_only)[0]}="
+                                       " or one of MindSpore's)"))
+    else:
+        ms = face == "mindspore"
     sig = inspect.signature(ms_sig if ms else torch_sig)
     try:
         bound = sig.bind(*args, **kwargs)
@@ -131,7 +149,7 @@ class _Conv(Cell):
         name = type(self).__name__
         sigs = (_torch_conv_transpose, _ms_conv_transpose) if self._transposed \
             else (_torch_conv, _ms_conv)
-        ms, a = _bind(name, *sigs, args, kwargs, ms=len(args) > 4 and args[4] == "pad")
+        ms, a = _bind(self, *sigs, args, kwargs, ms=len(args) > 4 and args[4] == "pad")
         self.mindspore = ms
         c_in, c_out = a["in_channels"], a["out_channels"]
         groups = a["group"] if ms else a["groups"]
@@ -152,7 +170,8 @@ class _Conv(Cell):
             self.padding_mode = a["padding_mode"]
             self.padding = a["padding"]
         self.in_channels, self.out_channels, self.groups = c_in, c_out, groups
-        self.kernel_size = conv._ints(a["kernel_size"], self._dims, "kernel_size")
+        self.kernel_size = conv._positive(conv._ints(a["kernel_size"], self._dims, "kernel_size"),
+                                          f"{name}: kernel_size")
         self.stride = conv._ints(a["stride"], self._dims, "stride")
         self.dilation = conv._ints(a["dilation"], self._dims, "dilation")
         self.output_padding = a.get("output_padding", 0)
@@ -168,7 +187,7 @@ class _Conv(Cell):
     def extend_repr(self):
         """Sizes and geometry in ``repr``.
 
-        >>> Conv2d(1, 2, 3)
+        >>> Conv2d(1, 2, 3, bias=True)
         Conv2d<in_channels=1, out_channels=2, kernel_size=(3, 3), stride=(1, 1), padding=0, has_bias=True>
         """
         return (f"in_channels={self.in_channels}, out_channels={self.out_channels}, "
@@ -203,7 +222,7 @@ class Conv2d(_Conv):
 class Conv1d(_Conv):
     """1-D convolution layer over (N, C, L) input, in either face (as ``Conv2d``).
 
-    >>> Conv1d(2, 4, 3)(eagerad.ones(1, 2, 10)).shape
+    >>> Conv1d(2, 4, 3, bias=True)(eagerad.ones(1, 2, 10)).shape
     (1, 4, 8)
     """
     _dims = 1
@@ -225,7 +244,7 @@ class ConvTranspose2d(_Conv):
     dilation=1)`` or MindSpore's ``Conv2dTranspose`` (``pad_mode='same'`` gives
     ``H * stride``), weight (in, out/groups, kh, kw).
 
-    >>> ConvTranspose2d(2, 1, 2, stride=2)(eagerad.ones(1, 2, 3, 3)).shape
+    >>> ConvTranspose2d(2, 1, 2, stride=2, bias=True)(eagerad.ones(1, 2, 3, 3)).shape
     (1, 1, 6, 6)
     """
     _transposed = True
@@ -253,7 +272,16 @@ class ConvTranspose2d(_Conv):
                                     pads, self.output_padding, self.groups, self.dilation)
 
 
-Conv2dTranspose = ConvTranspose2d
+class Conv2dTranspose(ConvTranspose2d):
+    """MindSpore's name of the transposed convolution: binds MindSpore's signature.
+
+    >>> Conv2dTranspose(1, 1, 3, stride=2).construct(eagerad.ones(1, 1, 3, 3)).shape
+    (1, 1, 6, 6)
+    """
+    _signature = "mindspore"
+
+
+ConvTranspose2d._signature = "torch"      # PyTorch's name: its signature
 
 # ----------------------------------------------------------------------- pooling
 
@@ -286,7 +314,7 @@ class _Pool(Cell):
     def __init__(self, torch_sig, ms_sig, args, kwargs):
         super().__init__()
         name = type(self).__name__
-        ms, a = _bind(name, torch_sig, ms_sig, args, kwargs)
+        ms, a = _bind(self, torch_sig, ms_sig, args, kwargs, agree=("stride",))
         if ms:
             _check_nchw(name, a.pop("data_format"))
             mode = a.pop("pad_mode")
@@ -306,8 +334,8 @@ class _Pool(Cell):
     def extend_repr(self):
         """The pooling arguments in ``repr``.
 
-        >>> MaxPool2d(2)
-        MaxPool2d<kernel_size=2, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False>
+        >>> MaxPool2d(2, 2)
+        MaxPool2d<kernel_size=2, stride=2, padding=0, dilation=1, return_indices=False, ceil_mode=False>
         """
         return ", ".join(f"{k}={v!r}" for k, v in self.args.items())
 
@@ -317,7 +345,7 @@ class MaxPool2d(_Pool):
     (= kernel_size), padding=0, dilation=1, return_indices=False, ceil_mode=False)`` or,
     with ``pad_mode``/``data_format``, MindSpore's (``stride=1`` default).
 
-    >>> MaxPool2d(2)(eagerad.ones(1, 1, 4, 4)).shape
+    >>> MaxPool2d(2, 2)(eagerad.ones(1, 1, 4, 4)).shape
     (1, 1, 2, 2)
     """
 
@@ -327,7 +355,7 @@ class MaxPool2d(_Pool):
     def construct(self, x):
         """Window maxima of ``x`` (gradient to the first maximum).
 
-        >>> MaxPool2d(2).construct(eagerad.tensor([[[[1.0, 2.0], [3.0, 0.0]]]])).tolist()
+        >>> MaxPool2d(2, 2).construct(eagerad.tensor([[[[1.0, 2.0], [3.0, 0.0]]]])).tolist()
         [[[[3.0]]]]
         """
         return conv.max_pool2d(x, **self.args)
@@ -338,7 +366,7 @@ class AvgPool2d(_Pool):
     padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None)`` or
     MindSpore's (with ``pad_mode``).
 
-    >>> AvgPool2d(2)(eagerad.ones(1, 1, 4, 4)).tolist()
+    >>> AvgPool2d(2, 2)(eagerad.ones(1, 1, 4, 4)).tolist()
     [[[[1.0, 1.0], [1.0, 1.0]]]]
     """
 
@@ -348,7 +376,7 @@ class AvgPool2d(_Pool):
     def construct(self, x):
         """Window means of ``x``.
 
-        >>> AvgPool2d(2).construct(eagerad.tensor([[[[1.0, 2.0], [3.0, 6.0]]]])).tolist()
+        >>> AvgPool2d(2, 2).construct(eagerad.tensor([[[[1.0, 2.0], [3.0, 6.0]]]])).tolist()
         [[[[3.0]]]]
         """
         return conv.avg_pool2d(x, **self.args)
@@ -395,7 +423,7 @@ class _BatchNorm(Cell):
     def __init__(self, *args, **kwargs):
         super().__init__()
         name = type(self).__name__
-        ms, a = _bind(name, _torch_batch_norm, _ms_batch_norm, args, kwargs)
+        ms, a = _bind(self, _torch_batch_norm, _ms_batch_norm, args, kwargs)
         c, dtype = a["num_features"], a["dtype"]
         if not isinstance(c, int) or c <= 0:
             raise ValueError(f"{name}: num_features must be a positive int, got {c!r}")
@@ -432,7 +460,7 @@ class _BatchNorm(Cell):
         """Normalise ``x`` with batch statistics in training (updating the running ones)
         or with the running statistics in eval mode.
 
-        >>> bn = BatchNorm1d(2)
+        >>> bn = BatchNorm1d(2, track_running_stats=True)
         >>> bn.construct(eagerad.tensor([[1.0, 2.0], [3.0, 4.0]])).tolist()
         [[-0.99999..., -0.99999...], [0.99999..., 0.99999...]]
         """
@@ -451,7 +479,7 @@ class _BatchNorm(Cell):
     def extend_repr(self):
         """Features, eps and momentum (PyTorch's meaning) in ``repr``.
 
-        >>> BatchNorm2d(4)
+        >>> BatchNorm2d(4, track_running_stats=True)
         BatchNorm2d<num_features=4, eps=1e-05, momentum=0.1>
         """
         return f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum:g}"
@@ -460,7 +488,7 @@ class _BatchNorm(Cell):
 class BatchNorm2d(_BatchNorm):
     """Batch normalisation of NCHW input per channel, PyTorch's or MindSpore's.
 
-    >>> BatchNorm2d(3)(eagerad.randn(4, 3, 2, 2)).shape
+    >>> BatchNorm2d(3, track_running_stats=True)(eagerad.randn(4, 3, 2, 2)).shape
     (4, 3, 2, 2)
     """
 
@@ -468,7 +496,7 @@ class BatchNorm2d(_BatchNorm):
 class BatchNorm1d(_BatchNorm):
     """Batch normalisation of (N, C) or (N, C, L) input per channel.
 
-    >>> BatchNorm1d(3, momentum=0.1)(eagerad.randn(4, 3)).shape
+    >>> BatchNorm1d(3, momentum=0.1, track_running_stats=True)(eagerad.randn(4, 3)).shape
     (4, 3)
     """
     _ndims = (2, 3)
@@ -489,13 +517,13 @@ class LayerNorm(Cell):
     PyTorch's ``LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True,
     bias=True)`` or MindSpore's (``begin_norm_axis``, ``epsilon=1e-7``, ``gamma``/``beta``).
 
-    >>> LayerNorm(2)(eagerad.tensor([[1.0, 3.0]])).tolist()
+    >>> LayerNorm(2, eps=1e-5)(eagerad.tensor([[1.0, 3.0]])).tolist()
     [[-0.99999..., 0.99999...]]
     """
 
     def __init__(self, *args, **kwargs):
         super().__init__()
-        ms, a = _bind("LayerNorm", _torch_layer_norm, _ms_layer_norm, args, kwargs)
+        ms, a = _bind(self, _torch_layer_norm, _ms_layer_norm, args, kwargs)
         shape = a["normalized_shape"]
         self.normalized_shape = (shape,) if isinstance(shape, int) else tuple(shape)
         self.mindspore = ms
@@ -582,13 +610,13 @@ class Embedding(Cell):
     embedding_size, embedding_table='normal')`` (parameter ``embedding_table``);
     ``padding_idx``'s row starts at zero and gets no gradient.
 
-    >>> Embedding(10, 3)(eagerad.tensor([[1, 2]])).shape
+    >>> Embedding(num_embeddings=10, embedding_dim=3)(eagerad.tensor([[1, 2]])).shape
     (1, 2, 3)
     """
 
     def __init__(self, *args, **kwargs):
         super().__init__()
-        ms, a = _bind("Embedding", _torch_embedding, _ms_embedding, args, kwargs)
+        ms, a = _bind(self, _torch_embedding, _ms_embedding, args, kwargs)
         n, d = (a["vocab_size"], a["embedding_size"]) if ms else \
             (a["num_embeddings"], a["embedding_dim"])
         self._name = "embedding_table" if ms else "weight"
@@ -607,7 +635,7 @@ class Embedding(Cell):
     def construct(self, ids):
         """The rows of the table picked by the integer ``ids``.
 
-        >>> Embedding(3, 2, padding_idx=0).construct(eagerad.tensor([0])).tolist()
+        >>> Embedding(num_embeddings=3, embedding_dim=2, padding_idx=0).construct(eagerad.tensor([0])).tolist()
         [[0.0, 0.0]]
         """
         return lf.embedding(ids, getattr(self, self._name), self.padding_idx)

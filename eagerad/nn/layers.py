@@ -9,6 +9,7 @@
 import math
 
 from .. import backend, ops
+from ..face import ambiguous
 from ..tensor import Parameter, Tensor
 from .cell import Cell
 from .init import he_uniform, initializer, uniform
@@ -226,6 +227,10 @@ class Linear(Dense):
         super().__init__(in_features, out_features, has_bias=bias, dtype=dtype)
 
 
+def _twice(name):
+    raise TypeError(f"Dropout: {name} given both positionally and as a keyword")
+
+
 class Dropout(Cell):
     """Zero each element with probability ``p`` during training, scale the rest by
     ``1/(1-p)``; identity in eval mode.  MindSpore's ``keep_prob`` = ``1 - p``.
@@ -235,13 +240,26 @@ class Dropout(Cell):
     [1.0, 1.0, 1.0]
     """
 
-    def __init__(self, keep_prob=None, p=None):
+    def __init__(self, *args, keep_prob=None, p=None, inplace=False, dtype=None):
         super().__init__()
+        if len(args) > 1:
+            raise TypeError(f"Dropout takes one positional argument, got {len(args)}")
+        if args:        # PyTorch's Dropout(p), MindSpore's Dropout(keep_prob)
+            face = type(self)._signature
+            if face is None:
+                raise ambiguous(f"nn.Dropout({args[0]!r})", "the drop probability p",
+                                "the keep probability keep_prob", "pass p= or keep_prob=")
+            if face == "torch":
+                p = args[0] if p is None else _twice("p")
+            else:
+                keep_prob = args[0] if keep_prob is None else _twice("keep_prob")
         if keep_prob is not None and p is not None:
             raise ValueError("Dropout: give keep_prob or p, not both")
+        if keep_prob is not None and not 0.0 < keep_prob <= 1.0:
+            raise ValueError(f"Dropout: keep_prob must lie in (0, 1], got {keep_prob}")
         p = 1.0 - keep_prob if keep_prob is not None else (0.5 if p is None else p)
-        if not 0.0 <= p < 1.0:
-            raise ValueError(f"Dropout: p must lie in [0, 1), got p={p} (keep_prob={1.0 - p})")
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"Dropout: p must lie in [0, 1], got p={p}")
         self.p = p
 
     def construct(self, x):
@@ -252,6 +270,8 @@ class Dropout(Cell):
         """
         if not self.training or self.p == 0.0:
             return x
+        if self.p == 1.0:
+            return x * 0.0
         keep = 1.0 - self.p
         mask = backend.get(x.device.type).bernoulli(x.shape, keep, x.dtype)
         return x * Tensor._make(mask, x.device) * (1.0 / keep)

@@ -182,7 +182,9 @@ class LBFGS(Optimizer):
         group = self.param_groups[0]
         lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
         tol_grad, tol_change = group["tolerance_grad"], group["tolerance_change"]
-        state = self.state.setdefault("lbfgs", {"func_evals": 0, "n_iter": 0})
+        # the whole optimizer's state sits with the first parameter (PyTorch's layout), so
+        # state_dict()/load_state_dict() carry it like any other optimizer's
+        state = self.state.setdefault(self.parameters[0], {"func_evals": 0, "n_iter": 0})
         loss, flat_grad, first_loss = self._evaluate(closure)
         evals = 1
         state["func_evals"] += 1

@@ -130,22 +130,24 @@ class HuberLoss(LossBase):
 class SmoothL1Loss(LossBase):
     """Huber loss divided by ``beta``: PyTorch's ``SmoothL1Loss(reduction='mean',
     beta=1.0)`` or MindSpore's ``SmoothL1Loss(beta=1.0, reduction='none')`` (a number
-    first).
+    first).  The default reductions differ: the faces' ``nn.SmoothL1Loss`` take theirs.
 
-    >>> SmoothL1Loss(0.5)(eagerad.tensor([0.25, 2.0]), eagerad.tensor([0.0, 0.0])).tolist()
+    >>> SmoothL1Loss(0.5, 'none')(eagerad.tensor([0.25, 2.0]), eagerad.tensor([0.0, 0.0])).tolist()
     [0.0625, 1.75]
     """
 
-    def __init__(self, reduction="mean", beta=1.0):
+    def __init__(self, reduction=None, beta=1.0):
         if isinstance(reduction, numbers.Number):   # MindSpore: beta first, reduction 'none'
             reduction, beta = (beta if isinstance(beta, str) else "none"), reduction
+        if reduction is None:
+            reduction = self.framework_default("reduction", "mean", "none")
         super().__init__(reduction)
         self.beta = beta
 
     def construct(self, input, target):
         """``smooth_l1_loss`` with this loss's options.
 
-        >>> SmoothL1Loss().construct(eagerad.tensor([3.0]), eagerad.tensor([0.0])).item()
+        >>> SmoothL1Loss('mean').construct(eagerad.tensor([3.0]), eagerad.tensor([0.0])).item()
         2.5
         """
         return lf.smooth_l1_loss(input, target, self.reduction, self.beta)

@@ -22,6 +22,22 @@ from ..tensor import Tensor
 from .cell import Cell
 
 
+def _check_optimizer(optimizer, who):
+    """TypeError unless ``optimizer`` is an optimizer (has ``param_groups``), the first
+    argument of every PyTorch scheduler (``StepLR(opt, step_size=...)``)."""
+    groups = getattr(optimizer, "param_groups", None)
+    if not isinstance(groups, list):
+        raise TypeError(f"{who}: optimizer expected as the first argument (e.g. "
+                        f"{who}(optimizer, ...)), got {type(optimizer).__name__} {optimizer!r:.40}")
+
+
+def _positive_int(who, name, value):
+    """``value`` when it is an int >= 1, else a ValueError naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{who}: {name} must be a positive int, got {value!r}")
+    return value
+
+
 class LRScheduler:
     """Base: subclasses give ``lr_at(base_lr, epoch, group_index)`` (a closed form);
     ``step()`` advances ``last_epoch`` and writes each group's ``lr``.
@@ -35,6 +51,7 @@ class LRScheduler:
     """
 
     def __init__(self, optimizer, last_epoch=-1):
+        _check_optimizer(optimizer, type(self).__name__)
         self.optimizer = optimizer
         for group in optimizer.param_groups:
             if last_epoch == -1:
@@ -106,6 +123,7 @@ class LambdaLR(LRScheduler):
     """
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        _check_optimizer(optimizer, type(self).__name__)
         n = len(optimizer.param_groups)
         self.lr_lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
         if len(self.lr_lambdas) != n:
@@ -141,7 +159,8 @@ class StepLR(LRScheduler):
     """
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
-        self.step_size, self.gamma = int(step_size), gamma
+        _check_optimizer(optimizer, "StepLR")
+        self.step_size, self.gamma = _positive_int("StepLR", "step_size", step_size), gamma
         super().__init__(optimizer, last_epoch)
 
     def lr_at(self, base_lr, epoch, i):
@@ -249,6 +268,8 @@ class CosineAnnealingLR(LRScheduler):
     """
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
+        if isinstance(T_max, bool) or not isinstance(T_max, (int, float)) or not T_max > 0:
+            raise ValueError(f"CosineAnnealingLR: T_max must be a positive number, got {T_max!r}")
         self.T_max, self.eta_min = T_max, eta_min
         super().__init__(optimizer, last_epoch)
 
@@ -308,6 +329,7 @@ class OneCycleLR(LRScheduler):
             raise ValueError(f"total_steps must be positive, got {total_steps}")
         if anneal_strategy not in ("cos", "linear"):
             raise ValueError(f"anneal_strategy must be 'cos' or 'linear', got {anneal_strategy!r}")
+        _check_optimizer(optimizer, "OneCycleLR")
         self.total_steps = total_steps
         self.anneal_strategy = anneal_strategy
         n = len(optimizer.param_groups)
@@ -380,6 +402,7 @@ class ReduceLROnPlateau:
         if mode not in ("min", "max") or threshold_mode not in ("rel", "abs"):
             raise ValueError(f"mode must be 'min' or 'max' and threshold_mode 'rel' or 'abs', got "
                              f"{mode!r}, {threshold_mode!r}")
+        _check_optimizer(optimizer, "ReduceLROnPlateau")
         self.optimizer = optimizer
         n = len(optimizer.param_groups)
         self.min_lrs = list(min_lr) if isinstance(min_lr, (list, tuple)) else [min_lr] * n

@@ -25,6 +25,7 @@ schedule Cell (``nn.CosineDecayLR(...)``) called with the step count.
 True
 [0.0]
 """
+import copy
 import math
 
 import numpy as np
@@ -52,6 +53,30 @@ def _number(name, value, low=0.0, high=math.inf, high_open=False):
         bracket = ")" if high_open else "]"
         raise ValueError(f"{name} must lie in [{low}, {high}{bracket}, got {value}")
     return float(value)
+
+
+def _copied(value):
+    """A copy of one optimizer state entry that later steps cannot change: tensors are
+    cloned, containers and numpy arrays (LBFGS's history) deep-copied."""
+    if isinstance(value, Tensor):
+        return value.clone()
+    return copy.deepcopy(value)
+
+
+def _check_state_dict(state_dict, owner):
+    """TypeError unless ``state_dict`` has the layout ``Optimizer.state_dict()`` returns."""
+    if not isinstance(state_dict, dict):
+        raise TypeError(f"{owner}.load_state_dict: state_dict must be the dict returned by "
+                        f"optimizer.state_dict() (keys 'state' and 'param_groups'), got "
+                        f"{type(state_dict).__name__}")
+    missing = [k for k in ("state", "param_groups") if k not in state_dict]
+    if missing:
+        raise ValueError(f"{owner}.load_state_dict: state_dict lacks {missing}; it must be what "
+                         f"optimizer.state_dict() returns, got keys {sorted(map(str, state_dict))}")
+    if not isinstance(state_dict["state"], dict) or not isinstance(state_dict["param_groups"], list) \
+            or not all(isinstance(g, dict) and "params" in g for g in state_dict["param_groups"]):
+        raise TypeError(f"{owner}.load_state_dict: state_dict['state'] must be a dict and "
+                        "state_dict['param_groups'] a list of dicts with 'params'")
 
 
 def _groups(params):
@@ -144,7 +169,7 @@ class Optimizer:
         (1, [0])
         """
         index = {id(p): i for i, p in enumerate(self.parameters)}
-        state = {index[id(p)]: {k: v.clone() if isinstance(v, Tensor) else v for k, v in s.items()}
+        state = {index[id(p)]: {k: _copied(v) for k, v in s.items()}
                  for p, s in self.state.items() if id(p) in index}
         groups = []
         for g in self.param_groups:
@@ -164,6 +189,7 @@ class Optimizer:
         >>> opt2.param_groups[0]['lr'], opt2.state[w]['momentum_buffer'].tolist()
         (0.1, [1.0])
         """
+        _check_state_dict(state_dict, type(self).__name__)
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups):
             raise ValueError(f"loaded state dict has {len(groups)} parameter groups, the optimizer "
@@ -176,6 +202,9 @@ class Optimizer:
                                  f"{len(group['params'])}")
         self.state = {}
         for idx, s in state_dict["state"].items():
+            if not 0 <= int(idx) < len(params):
+                raise ValueError(f"loaded state refers to parameter {idx}, the optimizer has "
+                                 f"{len(params)} parameters")
             p = params[int(idx)]
             entry = {}
             for k, v in s.items():
@@ -183,8 +212,8 @@ class Optimizer:
                     if v.shape != p.shape and v.ndim == p.ndim:
                         raise ValueError(f"state {k!r} of parameter {idx} has shape {v.shape}, "
                                          f"the parameter {p.shape}")
-                    v = v.clone().to(p.device)
-                entry[k] = v
+                    v = v.to(p.device)
+                entry[k] = _copied(v)
             self.state[p] = entry
         for saved, group in zip(groups, self.param_groups):
             group.update({k: v for k, v in saved.items() if k != "params"})

@@ -25,7 +25,7 @@ from ..tensor import Tensor, arange
 from .activations import log_sigmoid
 from .convolution import _floats
 from .linalg import matmul
-from .math import as_tensor, log, maximum, sqrt, where
+from .math import as_tensor, log, log1p, maximum, sqrt, where
 from .nn_ops import REDUCTIONS, classes_last, log_softmax, one_hot, reduce_loss, softmax
 from .reduction import logsumexp
 from .registry import Case, U, defop, export, move_batch
@@ -213,10 +213,41 @@ def _weights(weight, like):
     return w if w.dtype == like.dtype else w.astype(like.dtype)
 
 
+# PyTorch's floor of p (1 - p) in the gradient: the float constant 1e-12f (also in float64)
+_BCE_EPS = float(np.float32(1e-12))
+
+
+def _bce_forward(B, x, t):
+    """``(t - 1) max(log1p(-x), -100) - t max(log(x), -100)``, PyTorch's arrangement."""
+    log_x = B.binary("maximum", B.unary("log", x), -100.0)
+    log_1mx = B.binary("maximum", B.unary("log1p", B.unary("neg", x)), -100.0)
+    return B.binary("sub", B.binary("mul", B.binary("sub", t, 1.0), log_1mx),
+                    B.binary("mul", t, log_x))
+
+
+def _bce_dx(g, ans, x, t):
+    # PyTorch's rule: finite at p = 0 or 1 (0 there for a right prediction), where the
+    # clamped logs would give 0 * inf
+    return g * (x - t) / maximum((1 - x) * x, _BCE_EPS)
+
+
+def _bce_dt(g, ans, x, t):
+    return g * (maximum(log1p(-x), -100.0) - maximum(log(x), -100.0))
+
+
+_bce = defop("binary_cross_entropy", _bce_forward, vjp=(_bce_dx, _bce_dt), jvp=(_bce_dx, _bce_dt),
+             elementwise=True,
+             cases=[Case(U(2, 3, low=0.05, high=0.95), U(2, 3, low=0.0, high=1.0)),
+                    Case(U(low=0.1, high=0.9), U(low=0.0, high=1.0)),
+                    Case(U(0, 3, low=0.1, high=0.9), U(0, 3, low=0.0, high=1.0))])
+
+
 @export
 def binary_cross_entropy(input, target, weight=None, reduction="mean"):
-    """``-w (t log p + (1 - t) log(1 - p))`` for probabilities ``p`` in [0, 1], each log
-    clamped at -100 as PyTorch's ``F.binary_cross_entropy`` (finite at p = 0 or 1).
+    """``-w (t log p + (1 - t) log(1 - p))`` for probabilities ``p`` in [0, 1] and targets
+    ``t`` in [0, 1], each log clamped at -100 as PyTorch's ``F.binary_cross_entropy``: the
+    loss is finite at p = 0 or 1, and so is its gradient (PyTorch's
+    ``(p - t) / max(p (1 - p), 1e-12)``).
 
     >>> binary_cross_entropy(eagerad.tensor([0.5, 1.0]), eagerad.tensor([1.0, 0.0]), reduction='none').tolist()
     [0.6931..., 100.0]
@@ -224,7 +255,9 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     x, t = _pair("binary_cross_entropy", input, target)
     _check_range("binary_cross_entropy", x, 0, 1, "input must hold probabilities in [0, 1]",
                  closed=True, hint="; for logits use binary_cross_entropy_with_logits")
-    loss = -(t * maximum(log(x), -100.0) + (1 - t) * maximum(log(1 - x), -100.0))
+    _check_range("binary_cross_entropy", t, 0, 1, "all elements of target should be between 0 "
+                 "and 1", closed=True)
+    loss = _bce(x, t)
     w = _weights(weight, loss)
     return reduce_loss(loss if w is None else loss * w, reduction, "binary_cross_entropy")
 

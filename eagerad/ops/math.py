@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 from .. import dtype as dt
+from ..autograd import batching
 from ..backend import formulas
 from ..tensor import Tensor
 from .registry import Case, SameDtype, U, apply, defop, export
@@ -156,15 +157,16 @@ logical_not = _unary("logical_not", example="[False]", primitive="LogicalNot", f
 
 
 def _binary(name, vjp=None, jvp=None, x=None, y=None, example=None, public=None, primitive=None,
-            methods=None, aliases=(), forward=None, floating=False, **kw):
+            methods=None, aliases=(), forward=None, floating=False, check=None, **kw):
     """A broadcasting elementwise op and its public function (returned; the op is ``fn.op``).
 
     ``x``/``y`` (keywords of ``U``) are where its gradcheck inputs lie; ``example`` what
     ``public([1.0, 2.0], 2.0)`` prints; ``public`` (default ``name``) its function's name,
     which errors say; ``primitive``, ``methods`` (default: the public name) and
     ``aliases`` its other public names (``export``); ``forward`` (default: the backend's
-    ``binary`` of the same name) its kernel; ``floating`` whether integers become floats."""
-    cases = _pairs(x, y) if vjp is not None else None
+    ``binary`` of the same name) its kernel; ``floating`` whether integers become floats;
+    ``check(public, x, y)`` vets operands that are not a float tensor and a number."""
+    cases = kw.pop("cases", None) or (_pairs(x, y) if vjp is not None else None)
     op = defop(name, forward or (lambda B, a, b: B.binary(name, a, b)), vjp=vjp, jvp=jvp,
                cases=cases, elementwise=True, **kw)
     public = public or name
@@ -173,6 +175,8 @@ def _binary(name, vjp=None, jvp=None, x=None, y=None, example=None, public=None,
         ty = type(y)
         if type(x) is not Tensor or ty is not float and ty is not int or x._data.dtype.kind != "f":
             x, y = operands(public, x, y, floating)   # (a float tensor and a number: as they are)
+            if check is not None:
+                check(public, x, y)
         try:
             return apply(op, (x, y), {})
         except ValueError:
@@ -271,13 +275,27 @@ minimum = _binary("minimum", (lambda g, ans, x, y: g * _tie_share(x, y, x < y),
       (lambda t, ans, x, y: t * _tie_share(x, y, x < y),
        lambda t, ans, x, y: t * _tie_share(y, x, y < x)), x=_APART, y=_NEAR_ZERO,
                   example="[1. 2.]", primitive="Minimum", methods=('minimum',))
+def _integer_divisor(name, x, y):
+    """ZeroDivisionError for an integer division by zero, as PyTorch (numpy gives 0)."""
+    if (x if isinstance(x, Tensor) else y).dtype.kind not in "biu":
+        return
+    if isinstance(y, Tensor):
+        zero = bool((batching.unwrap(y)[0].numpy() == 0).any())   # (the values under vmap)
+    else:
+        zero = y == 0
+    if zero:
+        raise ZeroDivisionError(f"{name}: integer division by zero (the divisor holds 0); "
+                                "divide floats for inf/nan results")
+
+
 floor_divide = _binary("floordiv",
                        example="[0. 1.]", primitive="FloorDiv",
-                       methods=('floor_divide',), public="floor_divide")
+                       methods=('floor_divide',), public="floor_divide", check=_integer_divisor)
 remainder = _binary("mod", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor(x / y)),
                     (lambda t, ans, x, y: t, lambda t, ans, x, y: -t * floor(x / y)),
                     x=dict(low=2.2, high=2.8), y=dict(low=1.0, high=1.05),
-                    example="[1. 0.]", primitive="Mod", methods=('remainder',), public="remainder")
+                    example="[1. 0.]", primitive="Mod", methods=('remainder',), public="remainder",
+                    check=_integer_divisor)
 fmod = _binary("fmod", *_linear((lambda g, ans, x, y: g,
                                  lambda g, ans, x, y: -g * _truncated(x / y))),
                x=dict(low=2.2, high=2.8, signed=True), y=dict(low=1.0, high=1.05, signed=True),
@@ -297,6 +315,50 @@ greater_equal = _binary("ge", public="greater_equal", example="[False  True]",
 logical_and = _binary("logical_and", example="[ True  True]", primitive="LogicalAnd")
 logical_or = _binary("logical_or", example="[ True  True]", primitive="LogicalOr")
 logical_xor = _binary("logical_xor", example="[False False]", primitive="LogicalXor")
+
+
+def _integral(name, x, y):
+    """TypeError unless the operands of a bitwise op are integers or bools (PyTorch's rule:
+    ``&`` on floats is an error, never a logical and)."""
+    dtype = (x if isinstance(x, Tensor) else y).dtype
+    if dtype.kind not in "biu":
+        raise TypeError(f"{name}: bitwise operations need integer or bool tensors, got {dtype} "
+                        "(compare first, e.g. (a > 0) & (b > 0), or use logical_and)")
+
+
+# integer operands for the ops' shared checks (no gradients: the ops are not differentiable)
+_INT_CASES = [Case(np.array([[12, 10, -3]]), np.array([[10], [6]])), Case(np.array([5]), np.array(3))]
+
+
+def _bitwise(name, example):
+    fn = _binary(name, public=name, example=example, methods=(name,), check=_integral,
+                 cases=_INT_CASES)
+    fn.__doc__ = (f"Elementwise ``{name}`` of integer or bool tensors (``&``, ``|``, ``^``); "
+                  f"floats raise TypeError.\n\n    >>> print({name}(eagerad.tensor([12, 10]), "
+                  f"eagerad.tensor([10, 6])))\n    {example}\n")
+    return fn
+
+
+bitwise_and = _bitwise("bitwise_and", "[8 2]")
+bitwise_or = _bitwise("bitwise_or", "[14 14]")
+bitwise_xor = _bitwise("bitwise_xor", "[ 6 12]")
+_invert = defop("bitwise_not", lambda B, x: B.unary("bitwise_not", x), elementwise=True,
+                cases=[Case(np.array([[5, -1, 0]]))])
+
+
+@export(methods=("bitwise_not",))
+def bitwise_not(x):
+    """Elementwise ``~x``: bits flipped for integers (``~5 == -6``), logical not for bools;
+    floats raise TypeError (PyTorch's rule).
+
+    >>> print(bitwise_not(eagerad.tensor([5, -1])), bitwise_not(eagerad.tensor([True, False])))
+    [-6  0] [False  True]
+    """
+    x = as_tensor(x)
+    if x.dtype.kind == "b":
+        return logical_not(x)
+    _integral("bitwise_not", x, None)
+    return apply(_invert, (x,), {})
 _mul = mul.op      # the op itself, for rule-level doctests elsewhere
 
 _where = defop("where", lambda B, c, x, y: B.where(c, x, y),

@@ -4,6 +4,8 @@
 >>> eagerad.ops.sum(eagerad.ones(2, 3), axis=1)
 tensor([3., 3.])
 """
+import numpy as np
+
 from .. import dtype as dt
 from ..tensor import Tensor
 from .math import as_tensor
@@ -102,11 +104,28 @@ def _prepare(x, axis, name, dim=None, dtype=None):
         if axis is not None:
             raise TypeError(f"{name}() got both axis={axis!r} and dim={dim!r}; pass one")
         axis = dim
+    _check_axis_type(name, "axis" if dim is None else "dim", axis)
     if dtype is not None:
         x = x.astype(dtype)
-    elif x.dtype == dt.bool_ and name in ("sum", "mean"):
-        x = x.astype(dt.int64 if name == "sum" else dt.float32)
+    elif x.dtype.kind in "biu" and name == "sum" and x.dtype != dt.int64:
+        x = x.astype(dt.int64)          # PyTorch: bool and integer sums are int64
+    elif x.dtype == dt.bool_ and name == "mean":
+        x = x.astype(dt.float32)
     return x, normalize_axis(axis if axis != () else None, x.ndim)
+
+
+def _is_int(a):
+    return isinstance(a, (int, np.integer)) and not isinstance(a, bool)
+
+
+def _check_axis_type(name, argname, axis):
+    """TypeError naming the argument unless ``axis`` is None, an int or a sequence of ints."""
+    # (``all`` here is the reduction)
+    if axis is None or _is_int(axis) or isinstance(axis, (tuple, list)) and \
+            not [a for a in axis if not _is_int(a)]:
+        return
+    raise TypeError(f"{name}(): {argname} must be an int or a tuple of ints, got {axis!r} "
+                    f"({type(axis).__name__})")
 
 
 def _keep(keepdims, keepdim):
@@ -157,8 +176,8 @@ def _extreme_fn(op, name):
     return fn
 
 
-max = export(_extreme_fn(_max, "max"), methods=("max", "amax"), aliases=("amax",))
-min = export(_extreme_fn(_min, "min"), methods=("min", "amin"), aliases=("amin",))
+max = export(_extreme_fn(_max, "max"), methods=("amax",), aliases=("amax",))
+min = export(_extreme_fn(_min, "min"), methods=("amin",), aliases=("amin",))
 amax, amin = max, min
 
 

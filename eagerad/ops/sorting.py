@@ -17,6 +17,8 @@ tensor([1., 2., 3.])
 from .cumulative import ValuesIndices, batch_along_axes, one_axis
 from .decompositions import configured_primitive
 from .indexing import take_along_axis
+from . import math as _math, reduction as _reduction
+from ..tensor import Tensor
 from .registry import METHODS, defop, export
 
 _argsort = defop("argsort", lambda B, x, axis, descending: B.argsort(x, axis, descending))
@@ -125,3 +127,37 @@ def kthvalue(x, k, dim=-1, keepdim=False, *, axis=None):
 configured_primitive("Sort", lambda x, axis, descending: sort_with_indices(x, axis, descending),
                      axis=-1, descending=False)
 configured_primitive("TopK", lambda x, k, sorted: topk(x, k, sorted=sorted), sorted=True)
+
+
+def _extremum_method(name, reduce, binary, arg):
+    """``x.max``/``x.min`` as both frameworks read them: no dim, the value;
+    ``x.max(dim, keepdim)`` (PyTorch, and MindSpore 2.x's Tensor method),
+    ``(values, indices)`` with the gradient to the first extremum; ``x.max(other)``, the
+    elementwise extremum; numpy's ``axis=``/``keepdims=``, the values alone."""
+    def method(self, dim=None, keepdim=False, *, axis=None, keepdims=False):
+        if isinstance(dim, Tensor):
+            return binary(self, dim)
+        if dim is None:
+            return reduce(self, axis, keepdims=keepdims)
+        if axis is not None:
+            raise TypeError(f"{name}: give dim or axis, not both")
+        x, d = one_axis(self, None, dim, name, flatten=False)
+        if x.ndim == 0:
+            return ValuesIndices(x, arg(x.reshape(1), axis=0).reshape(()))
+        indices = arg(x, axis=d, keepdims=True)
+        values = take_along_axis(x, indices, d)
+        if not (keepdim or keepdims):
+            values, indices = values.squeeze(d), indices.squeeze(d)
+        return ValuesIndices(values, indices)
+    method.__name__ = name
+    method.__doc__ = f"""``{name}`` of the tensor; along ``dim``, ``(values, indices)``.
+
+    >>> x = eagerad.tensor([[1.0, 5.0], [7.0, 2.0]])
+    >>> x.{name}().item(), x.{name}(1).indices.tolist(), x.{name}(axis=0).tolist()
+    ({dict(max=7.0, min=1.0)[name]}, {dict(max=[1, 0], min=[0, 1])[name]}, {dict(max=[7.0, 5.0], min=[1.0, 2.0])[name]})
+    """
+    return method
+
+
+METHODS["max"] = _extremum_method("max", _reduction.max, _math.maximum, _reduction.argmax)
+METHODS["min"] = _extremum_method("min", _reduction.min, _math.minimum, _reduction.argmin)

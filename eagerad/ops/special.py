@@ -144,12 +144,19 @@ _nan_to_num = unary("nan_to_num", _nan_to_num_forward,
                     cases=unary_cases(nan=0.0, posinf=1.0, neginf=-1.0))
 
 
+def _atan2_norm(y, x):
+    """``x^2 + y^2``, with inf at (0, 0): there atan2 has no derivative and both partials
+    are 0, as PyTorch's (a finite number where ``g * x / 0`` would be nan)."""
+    d = x * x + y * y
+    return where(d == 0, math.inf, d)
+
+
 def _atan2_dy(g, ans, y, x):
-    return g * x / (x * x + y * y)
+    return g * x / _atan2_norm(y, x)
 
 
 def _atan2_dx(g, ans, y, x):
-    return -g * y / (x * x + y * y)
+    return -g * y / _atan2_norm(y, x)
 
 
 _atan2 = defop("atan2", lambda B, y, x: B.binary("atan2", y, x), vjp=(_atan2_dy, _atan2_dx),

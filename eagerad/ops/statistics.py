@@ -18,6 +18,7 @@ import numbers
 import numpy as np
 
 from .. import dtype as dt
+from ..face import ambiguous
 from ..tensor import Tensor, full, ones
 from .cumulative import ValuesIndices, _cumprod, _shift, batch_along_axes, one_axis
 from .math import as_tensor, isnan, where
@@ -128,27 +129,28 @@ for _op in (_prod, _var, _std):
     batch_along_axes(_op)
 
 
-def _correction(ddof, correction, unbiased, torch_style, name):
+def _correction(ddof, correction, unbiased, name):
     """The ``ddof`` to use: numpy's ``ddof``, PyTorch's ``correction`` or ``unbiased``
-    (also a bool in ``ddof``'s place, as ``torch.var(x, 0, False)``), else 1 when
-    PyTorch's ``dim``/``keepdim`` spelling is used and 0 otherwise (numpy, MindSpore)."""
+    (also a bool in ``ddof``'s place, as ``torch.var(x, 0, False)``).  None given is
+    an error here: PyTorch's default is 1 and MindSpore's 0, so each face passes its own."""
     if isinstance(ddof, bool):
         ddof, unbiased = None, ddof
     given = [v for v in (ddof, correction, unbiased) if v is not None]
     if len(given) > 1:
         raise TypeError(f"{name}: give one of ddof, correction and unbiased")
+    if not given:
+        raise ambiguous(f"{name}() without a correction", "divides by n - 1",
+                        "divides by n", "pass ddof= (or correction=/unbiased=)")
     if unbiased is not None:
         return int(bool(unbiased))
-    value = ddof if ddof is not None else correction if correction is not None else \
-        int(torch_style)
+    value = given[0]
     if not isinstance(value, numbers.Number) or value != int(value):
         raise TypeError(f"{name}: ddof (correction) must be an integer, got {value!r}")
     return int(value)
 
 
 def _spread_stat(op, name, x, axis, ddof, keepdims, dim, correction, unbiased, keepdim):
-    torch_style = dim is not None or keepdim is not None
-    ddof = _correction(ddof, correction, unbiased, torch_style, name)
+    ddof = _correction(ddof, correction, unbiased, name)
     x, axes, keepdims = _axes_of(x, axis, dim, keepdims, keepdim, name)
     if x.dtype.kind != "f":
         x = x.astype(dt.default_float)
@@ -158,12 +160,12 @@ def _spread_stat(op, name, x, axis, ddof, keepdims, dim, correction, unbiased, k
 @export(methods=("var",))
 def var(x, axis=None, ddof=None, keepdims=False, *, dim=None, correction=None, unbiased=None,
         keepdim=None):
-    """Variance over ``axis``, dividing by ``n - ddof``.  ``ddof`` defaults to 0 (numpy,
-    MindSpore) but to 1 when PyTorch's ``dim=``/``keepdim=`` keywords are used, as
-    ``torch.var``; ``correction=`` and ``unbiased=`` are PyTorch's names for it.
+    """Variance over ``axis``, dividing by ``n - ddof``; ``correction=`` and ``unbiased=``
+    are PyTorch's names for ``ddof``.  One of them must be given: PyTorch's default is 1,
+    MindSpore's 0 (``eagerad.torch.var`` and ``eagerad.mindspore.ops.var`` use theirs).
 
     >>> x = eagerad.tensor([1.0, 2.0, 3.0, 4.0])
-    >>> var(x).item(), var(x, ddof=1).item(), x.var(dim=0).item()
+    >>> var(x, ddof=0).item(), var(x, ddof=1).item(), x.var(dim=0, correction=1).item()
     (1.25, 1.6666666269302368, 1.6666666269302368)
     """
     return _spread_stat(_var, "var", x, axis, ddof, keepdims, dim, correction, unbiased, keepdim)
@@ -176,7 +178,7 @@ def std(x, axis=None, ddof=None, keepdims=False, *, dim=None, correction=None, u
     where the deviation is 0 (PyTorch's convention), not nan.
 
     >>> x = eagerad.tensor([2.0, 2.0], requires_grad=True)
-    >>> s = std(x); s.backward(); s.item(), x.grad.tolist()
+    >>> s = std(x, ddof=1); s.backward(); s.item(), x.grad.tolist()
     (0.0, [0.0, 0.0])
     """
     return _spread_stat(_std, "std", x, axis, ddof, keepdims, dim, correction, unbiased, keepdim)

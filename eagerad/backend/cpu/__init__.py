@@ -121,7 +121,7 @@ UNARY = {
     "sign": np.sign, "sigmoid": _sigmoid, "relu": lambda x: np.maximum(x, 0),
     "log1p": np.log1p, "expm1": np.expm1, "floor": np.floor, "ceil": np.ceil,
     "round": np.round, "reciprocal": np.reciprocal, "logical_not": np.logical_not,
-    "isfinite": np.isfinite, "isnan": np.isnan,
+    "isfinite": np.isfinite, "isnan": np.isnan, "bitwise_not": np.invert,
 }
 
 BINARY = {
@@ -131,6 +131,7 @@ BINARY = {
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
     "gt": np.greater, "ge": np.greater_equal, "logical_and": np.logical_and,
     "logical_or": np.logical_or, "logical_xor": np.logical_xor,
+    "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
 }
 
 

@@ -69,8 +69,9 @@ def _kernel():
     global _scan_kernel
     if _scan_kernel is None:
         from numba import njit
+        from .jit_cache import enabled
 
-        @njit(cache=True, nogil=True)
+        @njit(cache=enabled(), nogil=True)
         def scan(a, b, out):
             for m in range(out.shape[0]):
                 h = 0.0      # float64 accumulator, as the CUDA kernel

@@ -16,8 +16,9 @@ import numpy as np
 from numba import njit, prange
 
 from .. import formulas
-from . import pool
+from . import jit_cache, pool
 
+CACHE = jit_cache.enabled()      # on disk, or a fallback on read-only installs
 PARALLEL_MIN = 1 << 16
 
 # op name -> code of its gradient formula in ``_grad_of``; operands (g, saved)
@@ -27,7 +28,7 @@ _sigmoid_grad = njit(inline="always")(formulas.sigmoid_grad)
 _relu_grad = njit(inline="always")(formulas.relu_grad)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _grad_of(code, g, s, one):
     # ``one`` has the arrays' dtype: an integer literal would widen float32 math to
     # float64 and round differently from the differentiable rule
@@ -38,13 +39,13 @@ def _grad_of(code, g, s, one):
     return _relu_grad(g, s, one)             # relu: saved = input x
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _fused_serial(code, out, g, s, one):
     for i in range(out.size):
         out[i] = _grad_of(code, g[i], s[i], one)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=CACHE, parallel=True)
 def _fused_parallel(code, out, g, s, one):
     for i in prange(out.size):
         out[i] = _grad_of(code, g[i], s[i], one)
@@ -74,7 +75,7 @@ def fused_grad(op, g, saved):
 
 # float64 exp runs Numba's libm call on every core (numpy's loop is scalar too);
 # sin/cos run ``_sincos``, a polynomial kernel that LLVM vectorises.
-@njit(cache=True, parallel=True)
+@njit(cache=CACHE, parallel=True)
 def _exp_parallel(out, x):
     for i in prange(out.size):
         out[i] = math.exp(x[i])
@@ -95,7 +96,7 @@ _S1, _S2, _S3, _S4, _S5, _S6, _S7, _S8 = _S
 _C1, _C2, _C3, _C4, _C5, _C6, _C7, _C8 = _C
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _sincos(x, quarter):
     """sin(x + quarter * pi/2) for quarter 0 (sin) or 1 (cos), branch free so that
     the loop around it vectorises; exact for NaN, +-0 and tiny x."""
@@ -113,7 +114,7 @@ def _sincos(x, quarter):
     return -v if q >= 2.0 else v
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=CACHE, parallel=True)
 def _sincos_parallel(out, x, quarter):
     far = 0
     for i in prange(out.size):
@@ -130,7 +131,7 @@ def _sincos_parallel(out, x, quarter):
 DERIV_CODES = {"sin": 0, "cos": 1, "pow": 2}
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _deriv(code, g, x, n):
     if code == 0:
         return g * _sincos(x, 1.0)
@@ -141,7 +142,7 @@ def _deriv(code, g, x, n):
     return (g * n) * xp
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=CACHE, parallel=True)
 def _deriv_array(code, out, g, x, n):
     far = 0
     for i in prange(out.size):
@@ -151,7 +152,7 @@ def _deriv_array(code, out, g, x, n):
     return far
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=CACHE, parallel=True)
 def _deriv_scalar(code, out, g, x, n):
     far = 0
     for i in prange(out.size):
@@ -206,7 +207,7 @@ _BITS = [_F32(2.0 ** -(1 << j)) for j in range(5)]     # 2^-1, 2^-2, 2^-4, 2^-8,
 _B0, _B1, _B2, _B3, _B4 = _BITS
 
 
-@njit(cache=True, inline="always", fastmath={"contract"})
+@njit(cache=CACHE, inline="always", fastmath={"contract"})
 def _tanh32(x):
     a = abs(x)
     a = a if a < _CAP else _CAP               # float32 tanh is +-1 from 9.1; NaN -> _CAP
@@ -226,7 +227,7 @@ def _tanh32(x):
     return t if x == x else x
 
 
-@njit(cache=True, parallel=True, fastmath={"contract"})
+@njit(cache=CACHE, parallel=True, fastmath={"contract"})
 def _tanh32_parallel(out, x):
     for i in prange(out.size):
         out[i] = _tanh32(x[i])

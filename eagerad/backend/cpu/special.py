@@ -27,7 +27,8 @@ def _ufunc(table, name):
     u = _compiled.get(name)
     if u is None:
         import numba
-        u = _compiled[name] = numba.vectorize(cache=True)(table[name])
+        from .jit_cache import enabled
+        u = _compiled[name] = numba.vectorize(cache=enabled())(table[name])
     return u
 
 

@@ -70,6 +70,7 @@ UNARY = {
     "floor": _floor, "ceil": _ceil, "round": _round, "reciprocal": lambda x: 1 / x,
     "logical_not": lambda x: x == 0, "isfinite": lambda x: math.isfinite(x), "isnan": lambda x: math.isnan(x),
     "finite_or_zero": lambda x: x if math.isfinite(x) else x * 0 if x == x else 0,
+    "bitwise_not": lambda x: ~x,      # integers only (bools take logical_not)
 }
 
 BINARY = {
@@ -83,6 +84,8 @@ BINARY = {
     "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
     "logical_and": lambda a, b: a != 0 and b != 0, "logical_or": lambda a, b: a != 0 or b != 0,
     "logical_xor": lambda a, b: (a != 0) != (b != 0),
+    "bitwise_and": lambda a, b: a & b, "bitwise_or": lambda a, b: a | b,
+    "bitwise_xor": lambda a, b: a ^ b,
     # fused first-order gradients: (g, saved) -> input gradient
     "tanh_grad": lambda g, t: _tanh_grad(g, t, 1), "sigmoid_grad": lambda g, s: _sigmoid_grad(g, s, 1),
     "relu_grad": lambda g, x: _relu_grad(g, x, 1),

@@ -1,0 +1,44 @@
+"""``import eagerad.mindspore as mindspore``: MindSpore 2.x's face over eagerad's engine.
+
+Tensors made here speak MindSpore: they print as MindSpore does, and where MindSpore
+and PyTorch read a name differently this face follows MindSpore:
+
+==========================  ========================================  ===========================
+name                        MindSpore (this face)                     PyTorch (eagerad.torch)
+==========================  ========================================  ===========================
+``nn.Dropout(0.8)``         keep probability ``keep_prob``            drop probability
+``x.std()``, ``x.var()``    divide by n (``ddof=0``)                  unbiased
+``ops.max(x)``              ``(value, index)``                        the value
+``ops.flatten(x)``          ``start_dim=1``                           ``start_dim=0``
+``nn.Conv2d(1, 4, 3)``      ``pad_mode='same'``, no bias              padding 0, with bias
+``nn.BatchNorm2d``          gamma, beta, moving_mean, moving_variance  weight, bias, running_*
+``nn.LeakyReLU()``          ``alpha=0.2``                             0.01
+``nn.GELU()``               ``approximate=True`` (tanh)               the erf form
+``nn.SmoothL1Loss()``       ``reduction='none'``                      'mean'
+a new ``nn.Cell``           inference mode (``set_train()``)          training mode
+``p.data``                  the parameter itself                      a tensor outside the graph
+printing                    ``Tensor(shape=[2], dtype=Float32, ...)``  ``tensor([1., 2.])``
+==========================  ========================================  ===========================
+
+>>> import eagerad.mindspore as ms
+>>> ms.grad(ms.ops.sin)(ms.Tensor(0.0))
+Tensor(shape=[], dtype=Float32, value= 1)
+"""
+from .. import dtype
+from ..dtype import (bool_, float16, float32, float64, int8, int16, int32, int64, uint8)
+from ..dtype import bool_ as bool  # noqa: A001
+from ..context import (GRAPH_MODE, PYNATIVE_MODE, get_context, jit, ms_function,  # noqa: F401
+                       set_context)
+from .. import context
+from ..tensor import ParameterTuple, set_seed
+from ..transforms import GradOperation, grad, value_and_grad  # noqa: F401
+from ..functional import jvp, vjp  # noqa: F401
+from ..vectorize import vmap  # noqa: F401
+from ..serialization import load_checkpoint as _load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401,E501
+from ..printing import set_printoptions  # noqa: F401
+from ._face import MINDSPORE, Parameter, Tensor, stamped  # noqa: F401
+from . import nn, ops, train  # noqa: E402
+from .train import Model  # noqa: E402,F401
+
+float_, int_ = float32, int64
+load_checkpoint = stamped(_load_checkpoint)

@@ -1,0 +1,7 @@
+"""``torch.cuda``: availability and device questions for eagerad's CUDA backend.
+
+>>> import eagerad.torch as torch
+>>> torch.cuda.is_available() in (True, False)
+True
+"""
+from ..cuda import *  # noqa: F401,F403

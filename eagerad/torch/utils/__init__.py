@@ -1,0 +1,8 @@
+"""``torch.utils``: ``data``, ``checkpoint``, ``benchmark``.
+
+>>> import eagerad.torch as torch
+>>> torch.utils.data.DataLoader.__name__
+'DataLoader'
+"""
+from ...utils import benchmark, checkpoint
+from . import data
