@@ -50,6 +50,7 @@ def transformer(fw, rng):
             self.ln2 = nn.LayerNorm(d, eps=1e-5, elementwise_affine=True)
             self.fc = nn.Linear(d, 4 * d, bias=True)
             self.out = nn.Linear(4 * d, d, bias=True)
+            self.gelu = nn.GELU(approximate="none")
 
         def forward(self, x, mask):
             b, t, _ = x.shape
@@ -58,7 +59,7 @@ def transformer(fw, rng):
             att = (q @ k.swapaxes(-2, -1)) * (1.0 / (d // heads) ** 0.5) + mask
             y = F.softmax(att, dim=-1) @ v
             x = x + self.proj(y.swapaxes(1, 2).reshape(b, t, d))
-            return x + self.out(F.gelu(self.fc(self.ln2(x))))
+            return x + self.out(self.gelu(self.fc(self.ln2(x))))
 
     class GPT(nn.Module):
         def __init__(self):
@@ -196,7 +197,7 @@ def child(framework, model_name, steps, rounds, warmup, default_threads):
         if not default_threads:
             fw.set_num_threads(1)
     else:
-        import eagerad as fw
+        import eagerad.torch as fw
     rng = np.random.default_rng(0)
     model, opt, loss_fn, clip = globals()[model_name](fw, rng)
     _set_weights(fw, model, np.random.default_rng(1))
