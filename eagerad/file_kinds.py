@@ -79,17 +79,18 @@ def describe(head, zip_names=None):
             return words
     if _is_pickle(head):
         return "a Python pickle"
-    if looks_like_mindspore_ckpt(head):
-        return "a MindSpore protobuf checkpoint (.ckpt)"
     try:
         text = head.decode("utf-8")
-    except UnicodeDecodeError:
+    except UnicodeDecodeError:      # (also a multi-byte character cut by the head's end)
         text = None
     if text is not None and all(c.isprintable() or c in "\r\n\t" for c in text):
         stripped = text.lstrip()
         if stripped[:1] in ("{", "[") or stripped.startswith('"'):
             return "a JSON document"
         return "a text file"
+    if looks_like_mindspore_ckpt(head):      # (binary: its tensor records follow the name)
+        return ("a MindSpore protobuf checkpoint (.ckpt); read it with MindSpore's "
+                "load_checkpoint and save the parameters with eagerad's save_checkpoint")
     return "binary data of no format eagerad knows"
 
 

@@ -9,8 +9,8 @@ A file is a zip archive (stored, not compressed) holding
 * ``tensors/<i>.npy``: one plain numpy array per tensor, numpy array or numpy scalar,
   read back with ``allow_pickle=False``.
 
-So a file holds tensors (any dtype, with device, ``requires_grad`` and a Parameter's
-name), numpy arrays and scalars, dicts (insertion order and ``OrderedDict`` kept),
+So a file holds tensors (any dtype, with device, ``requires_grad``, face and a
+Parameter's name), numpy arrays and scalars, dicts (insertion order and ``OrderedDict`` kept),
 lists, tuples, None, bools, ints, floats, strings, dtypes and devices; reading it
 parses JSON and raw arrays and never runs code.  A value of any other type (a whole
 ``nn.Module``) is written as a pickle payload (``object.pkl``, tensors still in
@@ -32,8 +32,9 @@ import numpy as np
 
 from . import backend
 from .device import CPU, Device, as_device
+from .face import FACES
 from .file_kinds import describe, describe_file
-from .tensor import Parameter, Shape, Size, Tensor
+from .tensor import NEUTRAL, Parameter, Shape, Size, Tensor
 
 FORMAT = "eagerad.safe"
 VERSION = 1
@@ -44,11 +45,24 @@ _FLOAT_WORDS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
 class Unsupported(TypeError):
-    """A value the safe format cannot hold (its type and where it sits in the object)."""
+    """A value the safe format cannot hold (its type and where it sits in the object);
+    ``write`` then pickles the object.
+
+    >>> try:
+    ...     _Encoder().encode({'f': print})
+    ... except Unsupported as err:
+    ...     print(str(err)[:47])
+    the saved object['f'] is a builtins.builtin_fun
+    """
 
 
 class UnsafeFileError(pickle.UnpicklingError):
-    """A file whose content needs pickle (code execution) to load, refused by default."""
+    """A file whose content needs pickle (code execution) to load, refused by default; a
+    ``pickle.UnpicklingError`` as PyTorch's refusal is.
+
+    >>> issubclass(UnsafeFileError, pickle.UnpicklingError)
+    True
+    """
 
 
 def _member(i):
@@ -75,7 +89,8 @@ class _Encoder:
 
     def tensor(self, t):
         """Index of tensor ``t``'s array (one member per tensor object)."""
-        record = {"device": str(t._device), "requires_grad": bool(t.requires_grad)}
+        record = {"device": str(t._device), "requires_grad": bool(t.requires_grad),
+                  "face": t._face.name}
         if isinstance(t, Parameter):
             record["parameter"] = t.name if isinstance(t.name, str) else None
         return self._array(t, record, (t, np.asarray(t.numpy())))
@@ -158,16 +173,30 @@ def write(obj, out):
 # ------------------------------------------------------------------------- reading
 
 class CorruptFile(ValueError):
-    """A file that is not (or no longer) a readable file of the expected format."""
+    """A file that is not (or no longer) a readable file of the expected format (a
+    ValueError whose message says what the file looks like).
+
+    >>> import io; read(io.BytesIO(b'{"a": 1}'))
+    Traceback (most recent call last):
+    ...
+    eagerad.safe_format.CorruptFile: load: the file is a JSON document, not an eagerad checkpoint
+    """
 
 
 def read_array(z, name, who):
-    """The numpy array stored in member ``name`` of zip ``z``, never unpickling."""
+    """The numpy array stored in member ``name`` of zip ``z``, never unpickling (an object
+    array raises UnsafeFileError, anything else that is no .npy array CorruptFile).
+
+    >>> import io; buf = io.BytesIO(); write(np.arange(3), buf)
+    >>> read_array(zipfile.ZipFile(buf), _member(0), 'load')
+    array([0, 1, 2])
+    """
     try:
         with z.open(name) as member:
             if member.read(len(_NPY_MAGIC)) != _NPY_MAGIC:
                 raise CorruptFile(f"{who}: member {name!r} of the archive is not a numpy .npy "
                                   "array; the file is damaged or was not written by eagerad")
+            _check_size(z, name, member, who)
         with z.open(name) as member:
             return np.lib.format.read_array(member, allow_pickle=False)
     except CorruptFile:
@@ -181,6 +210,25 @@ def read_array(z, name, who):
     except (zipfile.BadZipFile, OSError, EOFError, KeyError) as err:
         raise CorruptFile(f"{who}: member {name!r} cannot be read: the archive is truncated "
                           f"or damaged ({err})") from None
+
+
+def _check_size(z, name, member, who):
+    """CorruptFile when the .npy header of ``member`` (read up to its magic) promises more
+    or fewer bytes than the member holds: a truncated or crafted array is refused before
+    any memory is allocated for it."""
+    member.seek(0)
+    version = np.lib.format.read_magic(member)
+    header = {(1, 0): np.lib.format.read_array_header_1_0,
+              (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+    if header is None:
+        return              # (version 3 headers: read_array checks them itself)
+    shape, _, dtype = header(member)
+    if dtype.hasobject:
+        return              # (read_array refuses it without unpickling)
+    expected = math.prod(shape) * dtype.itemsize
+    if z.getinfo(name).file_size - member.tell() != expected:
+        raise CorruptFile(f"{who}: member {name!r} is truncated or damaged: its header promises "
+                          f"{expected} bytes of {dtype} data of shape {shape}")
 
 
 def _placer(map_location):
@@ -218,7 +266,8 @@ def _tensor(record, array, place, who):
     if "numpy" in record:
         return array if record["numpy"] == "ndarray" else array[()]
     array = array if array.flags.c_contiguous else array.copy(order="C")
-    t = place(Tensor._make(array, CPU), str(record.get("device", "cpu")))
+    face = FACES.get(record.get("face"), NEUTRAL) if type(record.get("face")) is str else NEUTRAL
+    t = place(Tensor._make(array, CPU, face=face), str(record.get("device", "cpu")))
     if "parameter" in record:
         return Parameter(t, name=record["parameter"], requires_grad=bool(record.get("requires_grad")))
     return t.requires_grad_(True) if record.get("requires_grad") else t
@@ -252,7 +301,12 @@ class _Decoder:
             for pair in node["$dict"]:
                 if type(pair) is not list or len(pair) != 2:
                     raise CorruptFile(f"{self.who}: a dict entry of the manifest is {pair!r:.60}")
-                out[self.decode(pair[0])] = self.decode(pair[1])
+                key = self.decode(pair[0])
+                try:
+                    out[key] = self.decode(pair[1])
+                except TypeError:
+                    raise CorruptFile(f"{self.who}: the manifest has a dict key {key!r:.60} "
+                                      "that cannot be a key") from None
             return out
         if "$float" in node and node["$float"] in _FLOAT_WORDS:
             return _FLOAT_WORDS[node["$float"]]
@@ -279,7 +333,11 @@ class _TensorUnpickler(pickle.Unpickler):
 
 def open_archive(f, who):
     """``(zipfile, names)`` of ``f`` (a path or binary file), or a clear error saying what
-    the file is when it is no zip archive."""
+    the file is when it is no zip archive.
+
+    >>> import io; buf = io.BytesIO(); write([1], buf); open_archive(buf, 'load')[1]
+    ['eagerad.json']
+    """
     try:
         z = zipfile.ZipFile(f)
     except (zipfile.BadZipFile, EOFError, ValueError, OSError) as err:
@@ -324,7 +382,7 @@ def read(f, map_location=None, weights_only=True, who="load"):
                                   if "npz" in kind else ""))
         try:
             manifest = json.loads(z.read(MANIFEST))
-        except (ValueError, zipfile.BadZipFile, OSError, EOFError) as err:
+        except (ValueError, zipfile.BadZipFile, OSError, EOFError, RecursionError) as err:
             raise CorruptFile(f"{who}: the manifest of {_name(f)} is damaged ({err})") from None
         if type(manifest) is not dict or manifest.get("format") != FORMAT:
             raise CorruptFile(f"{who}: {_name(f)} has a manifest that is not eagerad's")
@@ -336,15 +394,18 @@ def read(f, map_location=None, weights_only=True, who="load"):
             raise CorruptFile(f"{who}: the manifest of {_name(f)} has no tensor list")
         decoder = _Decoder(z, records, _placer(map_location), who)
         root = manifest.get("object")
-        if type(root) is dict and "$pickle" in root:
-            if weights_only:
-                raise UnsafeFileError(
-                    f"{who}: {_name(f)} holds a pickled Python object ({root.get('reason')}); "
-                    "loading it runs code from the file, so it is refused with weights_only=True. "
-                    "Pass weights_only=False only for a file from a source you trust, or save "
-                    "state_dict() instead of the object")
-            if root["$pickle"] not in names:
-                raise CorruptFile(f"{who}: {_name(f)} lacks its pickle member {root['$pickle']!r}")
-            with z.open(root["$pickle"]) as payload:
-                return _TensorUnpickler(payload, decoder).load()
-        return decoder.decode(root)
+        if type(root) is not dict or "$pickle" not in root:
+            try:
+                return decoder.decode(root)
+            except RecursionError:
+                raise CorruptFile(f"{who}: the manifest of {_name(f)} nests too deeply") from None
+        if weights_only:
+            raise UnsafeFileError(
+                f"{who}: {_name(f)} holds a pickled Python object ({root.get('reason')}); "
+                "loading it runs code from the file, so it is refused with weights_only=True. "
+                "Pass weights_only=False only for a file from a source you trust, or save "
+                "state_dict() instead of the object")
+        if root["$pickle"] not in names:
+            raise CorruptFile(f"{who}: {_name(f)} lacks its pickle member {root['$pickle']!r}")
+        with z.open(root["$pickle"]) as payload:
+            return _TensorUnpickler(payload, decoder).load()

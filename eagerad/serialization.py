@@ -21,9 +21,6 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import safe_format
-from .atomic import write_file
-from .file_kinds import describe
 from .nn.cell import load_param_into_net  # noqa: F401  (MindSpore's place for it)
 from .tensor import Parameter, Tensor
 
@@ -67,6 +64,7 @@ def save_checkpoint(save_obj, ckpt_file_name):
     >>> save_checkpoint({'w': Tensor([1.0, 2.0])}, path); sorted(np.load(path).files)
     ['w']
     """
+    from .atomic import write_file        # (the file machinery loads at the first save/load)
     arrays = _named_arrays(save_obj)
     for name, arr in arrays.items():
         if arr.dtype.hasobject:
@@ -89,6 +87,8 @@ def load_checkpoint(ckpt_file_name):
     Parameter containing:
     tensor([1, 2], requires_grad=True)
     """
+    from . import safe_format
+    from .file_kinds import describe
     who = "load_checkpoint"
     if not os.path.isfile(ckpt_file_name):
         raise FileNotFoundError(f"{who}: no checkpoint file at {ckpt_file_name!r}")
@@ -128,6 +128,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     >>> save({'step': 7, 'w': Tensor([1.5])}, path); load(path)['w'].tolist()
     [1.5]
     """
+    from . import safe_format
+    from .atomic import write_file
     write_file(f, lambda out: safe_format.write(obj, out))
 
 
@@ -147,6 +149,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     >>> load(buf)
     [1, (2.0, 'a')]
     """
+    from . import safe_format
     if isinstance(f, (str, bytes, os.PathLike)) and not os.path.isfile(f):
         raise FileNotFoundError(f"load: no file at {os.fsdecode(f)!r}")
     safe = True if weights_only is None else bool(weights_only)

@@ -619,7 +619,7 @@ class Tensor:
 _UFUNC_OPS = {"subtract": "sub", "multiply": "mul", "true_divide": "div", "divide": "div",
               "negative": "neg", "power": "pow", "absolute": "abs", "fabs": "abs",
               "mod": "remainder", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
-              "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "invert": "logical_not"}
+              "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "invert": "bitwise_not"}
 
 
 def _op(name):

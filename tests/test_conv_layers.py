@@ -93,8 +93,9 @@ def test_pool_layers_mindspore_same(size, k, s):
 
 def test_batch_norm_modes_and_running_statistics():
     bn = TN.BatchNorm2d(3)
-    assert names(bn) == ["weight", "bias", "running_mean", "running_var"]
-    assert [p.name for p in bn.trainable_params()] == ["weight", "bias"]
+    assert names(bn) == ["weight", "bias"]          # PyTorch: the running statistics are buffers
+    assert list(bn.state_dict()) == ["weight", "bias", "running_mean", "running_var",
+                                     "num_batches_tracked"]
     x = RNG.normal(size=(4, 3, 2, 2)) * 2 + 1
     y = bn(eagerad.tensor(x))
     np.testing.assert_allclose(y.numpy().mean(axis=(0, 2, 3)), 0, atol=1e-6)

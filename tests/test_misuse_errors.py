@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 
 import eagerad
+import eagerad.mindspore as ms_face
+import eagerad.torch as torch_face
 from eagerad import nn, ops
 from eagerad.data import DataLoader
 from eagerad.device import Device
@@ -43,7 +45,12 @@ MISUSES = [
     ("arange_zero_step", lambda: eagerad.arange(0, 10, 0), ValueError, "arange: step must be nonzero"),
     ("arange_infinite_end", lambda: eagerad.arange(0, float("inf")), ValueError, "arange: end must be finite"),
     ("arange_string", lambda: eagerad.arange(0, "a"), TypeError, "arange: end must be a number"),
-    ("conv_zero_kernel", lambda: nn.Conv2d(1, 1, 0, bias=True), ValueError, "Conv2d: kernel_size must be positive"),
+    ("conv_zero_kernel_torch", lambda: torch_face.nn.Conv2d(1, 1, 0), ValueError,
+     "Conv2d: kernel_size must be positive"),
+    ("conv_zero_kernel_mindspore", lambda: ms_face.nn.Conv2d(1, 1, 0), ValueError,
+     "Conv2d: kernel_size must be positive"),
+    ("conv1d_negative_kernel", lambda: nn.Conv1d(1, 1, -2, bias=True), ValueError,
+     "Conv1d: kernel_size must be positive"),
     ("steplr_zero_step", lambda: lr_scheduler.StepLR(_opt(), step_size=0), ValueError,
      "StepLR: step_size must be a positive int, got 0"),
     ("steplr_not_optimizer", lambda: lr_scheduler.StepLR(3, step_size=2), TypeError,

@@ -63,6 +63,20 @@ def test_nested_state_round_trips_exactly(tmp_path):
     assert back["meta"] == {"dtype": np.dtype(np.float16), "device": "cpu"}
 
 
+def test_tensors_keep_their_face():
+    import eagerad.mindspore as ms_face
+    import eagerad.torch as torch_face
+    buf = io.BytesIO()
+    save({"t": torch_face.ones(2), "m": ms_face.Tensor([1.0]), "n": eagerad.ones(1),
+          "p": torch_face.nn.Parameter(torch_face.zeros(1))}, buf)
+    buf.seek(0)
+    back = load(buf)
+    assert [back[k]._face.name for k in "tmnp"] == [torch_face.ones(1)._face.name,
+                                                    ms_face.Tensor([1.0])._face.name, "eagerad",
+                                                    torch_face.ones(1)._face.name]
+    assert repr(back["t"]) == repr(torch_face.ones(2))
+
+
 def test_file_objects_and_path_like(tmp_path):
     buf = io.BytesIO()
     save({"w": eagerad.ones(2)}, buf)
@@ -228,22 +242,31 @@ def test_kill_mid_save_keeps_previous_file(tmp_path, writer):
         state = load_checkpoint(path)
         return int(state["version"].item()), state["x"].numpy()
 
+    start = time.perf_counter()
     write(0)
+    save_time = time.perf_counter() - start
     rng = random.Random(1)
     seen, mid_write = set(), 0
     for _ in range(25):
+        done_r, done_w = os.pipe()
         pid = os.fork()
-        if pid == 0:                                    # child: save versions forever
+        if pid == 0:                        # child: save versions forever, one byte per save
             try:
+                os.close(done_r)
                 version = 1
                 while True:
                     write(version)
+                    os.write(done_w, b".")
                     version += 1
             finally:
                 os._exit(0)
-        time.sleep(rng.uniform(0.0005, 0.02))
+        os.close(done_w)
+        for _ in range(rng.randint(0, 2)):  # let 0 to 2 saves complete (whatever the load) ...
+            os.read(done_r, 1)
+        time.sleep(rng.uniform(0.0, 1.5 * save_time))    # ... then kill at a random point
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+        os.close(done_r)
         version, x = read()
         assert (x == version).all()
         seen.add(version)
@@ -328,6 +351,18 @@ def _manifest(obj, tensors=()):
                        "tensors": list(tensors)}).encode()
 
 
+def _npy_bytes(array):
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, array, allow_pickle=False)
+    return buf.getvalue()
+
+
+def _npy_header(shape):
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": "<f8", "fortran_order": False, "shape": shape})
+    return buf.getvalue()          # (magic, version and header)
+
+
 def test_damaged_members_and_manifests(tmp_path):
     path = tmp_path / "bad.pt"
     cases = [
@@ -338,6 +373,13 @@ def test_damaged_members_and_manifests(tmp_path):
         (_zip({"eagerad.json": _manifest({"$eval": "1+1"})}), "unknown entry"),
         (_zip({"eagerad.json": json.dumps({"format": "eagerad.safe", "version": 99}).encode()}),
          "version 99"),
+        (_zip({"eagerad.json": _manifest({"$tensor": 0}, [{"device": "cpu"}]),
+               "tensors/0.npy": _npy_header((10 ** 12,)) + bytes(64)}), r"truncated.*\(1000000000000,\)"),
+        (_zip({"eagerad.json": _manifest({"$tensor": 0}, [{"device": "cpu"}]),
+               "tensors/0.npy": _npy_bytes(np.arange(10.0))[:-8]}), "truncated or damaged"),
+        (_zip({"eagerad.json": _manifest({"$dict": [[[1, 2], 3]], "ordered": False})}), "cannot be a key"),
+        (_zip({"eagerad.json": b'{"format": "eagerad.safe", "version": 1, "tensors": [], "object": '
+               + b"[" * 100000 + b"]" * 100000 + b"}"}), "damaged|nests too deeply"),
     ]
     for data, words in cases:
         path.write_bytes(data)

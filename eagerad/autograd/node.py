@@ -149,6 +149,43 @@ class Node:
             self.out_data = self.out_version = self.out_tangents = None
 
 
+_new = object.__new__
+_NO_KWARGS = {}
+
+
+def lean_node(name, op, backward_fn, next_edges, inputs, saved_versions, out, save_output):
+    """A ``Node`` of a one-output registry op called without keywords, built field by field
+    (the per-op recording path): ``saved_versions`` come made, ``out`` is the output Tensor.
+
+    >>> x = eagerad.tensor(2.0, requires_grad=True); y = x * x
+    >>> node = lean_node("MulBackward", y.grad_fn.op, None, ((x, 0), (x, 0)), (x, x), (), y, False)
+    >>> node.n_outputs, node.kwargs, node.out_data
+    (1, {}, None)
+    """
+    node = _new(Node)
+    node.name = name
+    node.op = op
+    node.kwargs = _NO_KWARGS
+    node.backward_fn = backward_fn
+    node.next = next_edges
+    node.inputs = inputs
+    node.saved_versions = saved_versions
+    node.n_outputs = 1
+    node.device = out._device
+    if save_output:
+        version = out._version
+        node.out_data = (out._data,)
+        node.out_version = ((version, version[0]),)
+    else:
+        node.out_data = node.out_version = None
+    node.out_tangents = None
+    node.seq = next(_sequence)
+    node.released = False
+    if anomaly.enabled:
+        node.trace = creation_trace()
+    return node
+
+
 class AccumulateGrad:
     """PyTorch's face of a leaf in ``grad_fn.next_functions``: where gradients accumulate
     into ``variable.grad``.

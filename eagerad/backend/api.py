@@ -51,6 +51,8 @@ FUNCTIONS = {
     "stack": "stack(arrays, axis): the arrays joined along a new axis",
     "getitem": "getitem(x, index): ``x[index]`` for an index tuple in backend form",
     "setitem": "setitem(x, index, value): ``x[index] = value`` in x's buffer",
+    "diagonal": "diagonal(x, offset): diagonal ``offset`` of the last two axes as the last "
+                "axis, a writable view where the device has strided views (else a copy)",
     "index_add": "index_add(shape, dtype, index, values): zeros of ``shape`` with ``values`` "
                  "added at ``index`` (repeated indices accumulate)",
     # random numbers

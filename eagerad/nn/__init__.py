@@ -25,6 +25,7 @@ from .conv_layers import (GRU, LSTM, AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, 
                           Conv1d, Conv2d, Conv2dTranspose, ConvTranspose2d, Embedding, GroupNorm,
                           LayerNorm, MaxPool2d, MultiheadAttention)
 from . import functional
+from .containers import ModuleDict, ParameterDict, ParameterList
 from .optim import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Momentum, NAdam, Optimizer,
                     RMSprop)
 from .lbfgs import LBFGS

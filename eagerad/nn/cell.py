@@ -22,7 +22,8 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..device import as_device
+from .. import backend, dtype as dt
+from ..device import Device, as_device
 from ..face import ambiguous
 from ..tensor import Parameter, Tensor
 from .inplace import assign
@@ -68,6 +69,10 @@ class Cell:
             d["_cell_names"] = []
         return d["_param_names"], d["_cell_names"]
 
+    def _buffer_registry(self):
+        """``{name: persistent}`` of the buffers (PyTorch's ``register_buffer``), in order."""
+        return self.__dict__.setdefault("_buffer_names", {})
+
     # ----------------------------------------------------------- registration
     def __setattr__(self, name, value):
         params, cells = self._registry()
@@ -75,6 +80,17 @@ class Cell:
             if name in registry:
                 registry.remove(name)
         face = type(self)._face
+        buffers = self.__dict__.get("_buffer_names")
+        if buffers and name in buffers and not isinstance(value, (Parameter, Cell)):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign {type(value).__name__} to buffer {name!r} "
+                                "(a Tensor or None is expected)")
+            if value is not None and face is not None:
+                value._face = face
+            object.__setattr__(self, name, value)
+            return
+        if buffers and name in buffers:
+            del buffers[name]
         if isinstance(value, Parameter):
             if value.name is None:
                 value.name = name
@@ -93,11 +109,13 @@ class Cell:
         object.__setattr__(self, name, value)
 
     def _adopt_face(self, face):
-        """Stamp the parameters of a child cell made by eagerad's own layers (which
-        have no face of their own) with the face of the cell it is attached to."""
+        """Stamp the parameters and buffers of a child cell made by eagerad's own layers
+        (which have no face of their own) with the face of the cell it is attached to."""
         if type(self)._face is None:
             for p in self.get_parameters():
                 p._face = face
+            for _, b in self.named_buffers():
+                b._face = face
             for name in self._registry()[1]:
                 getattr(self, name)._adopt_face(face)
 
@@ -142,6 +160,61 @@ class Cell:
             raise TypeError(f"insert_param_to_cell: {param_name!r} must be a Parameter, "
                             f"got {type(param).__name__}")
         setattr(self, param_name, param)
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Keep ``tensor`` as state that is not a parameter (PyTorch): it is in
+        ``state_dict()`` (when ``persistent``), ``buffers()`` and moves with ``to()``, but
+        not in ``parameters()``, so no optimizer updates it (running statistics, masks).
+
+        >>> c = Cell(); c.register_buffer('mask', eagerad.ones(2))
+        >>> list(c.state_dict()), list(c.parameters())
+        (['mask'], [])
+        """
+        if not isinstance(name, str) or not name or "." in name:
+            raise KeyError(f"register_buffer: name must be a non-empty string without '.', got {name!r}")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"register_buffer: {name!r} must be a Tensor or None, got "
+                            f"{type(tensor).__name__}")
+        if name in self._registry()[0] or name in self._registry()[1]:
+            raise KeyError(f"register_buffer: {name!r} is already a parameter or sub-module")
+        self._buffer_registry()[name] = bool(persistent)
+        self.__setattr__(name, tensor)
+
+    def named_buffers(self, prefix="", recurse=True):
+        """``(path, tensor)`` for every buffer of the tree (or of this cell), each once.
+
+        >>> c = Cell(); c.register_buffer('count', eagerad.zeros(1))
+        >>> [n for n, _ in c.named_buffers()]
+        ['count']
+        """
+        seen = set()
+        for path, cell in (self.cells_and_names(name_prefix=prefix) if recurse else [(prefix, self)]):
+            for name in cell._buffer_registry():
+                b = getattr(cell, name)
+                if b is not None and id(b) not in seen:
+                    seen.add(id(b))
+                    yield (f"{path}.{name}" if path else name), b
+
+    def buffers(self, recurse=True):
+        """The buffers' tensors (PyTorch).
+
+        >>> c = Cell(); c.register_buffer('count', eagerad.zeros(1)); len(list(c.buffers()))
+        1
+        """
+        return (b for _, b in self.named_buffers(recurse=recurse))
+
+    def apply(self, fn):
+        """Call ``fn`` on every sub-cell, then on this cell (PyTorch's ``Module.apply``, as
+        used to initialise weights by layer type); returns the cell.
+
+        >>> seen = []; _ = eagerad.nn.SequentialCell(eagerad.nn.ReLU()).apply(lambda c: seen.append(type(c).__name__))
+        >>> seen
+        ['ReLU', 'SequentialCell']
+        """
+        for child in self.cells():
+            child.apply(fn)
+        fn(self)
+        return self
 
     def register_parameter(self, name, param):
         """Register ``param`` under ``name`` (PyTorch); ``None`` is stored as a plain attribute.
@@ -393,23 +466,53 @@ class Cell:
         return OrderedDict(self.parameters_and_names(expand=recurse))
 
     def state_dict(self):
-        """``{path: Tensor}`` detached from the parameters (PyTorch); shares their memory.
+        """``{path: Tensor}`` of the parameters and persistent buffers, cell by cell as
+        PyTorch orders them, detached (sharing their memory).
 
         >>> sd = eagerad.nn.Dense(2, 1).state_dict()
         >>> list(sd), sd['weight'].requires_grad
         (['weight', 'bias'], False)
         """
-        return OrderedDict((n, p.detach()) for n, p in self.parameters_and_names())
+        out = OrderedDict()
+        for path, cell in self.cells_and_names():
+            prefix = f"{path}." if path else ""
+            for name in cell._registry()[0]:
+                out.setdefault(prefix + name, getattr(cell, name).detach())
+            for name, persistent in cell._buffer_registry().items():
+                b = getattr(cell, name)
+                if persistent and b is not None:
+                    out.setdefault(prefix + name, b.detach())
+        return out
 
     def load_state_dict(self, state_dict, strict=True):
-        """Copy ``state_dict``'s values into the parameters (PyTorch); see ``load_param_into_net``.
+        """Copy ``state_dict``'s values into the parameters and buffers (PyTorch); see
+        ``load_param_into_net``.
 
         >>> a, b = eagerad.nn.Dense(2, 1), eagerad.nn.Dense(2, 1)
         >>> _ = b.load_state_dict(a.state_dict())
         >>> a.weight.tolist() == b.weight.tolist()
         True
         """
-        return load_param_into_net(self, state_dict, strict_load=strict)
+        buffers = dict(self.named_buffers())
+        params = {k: v for k, v in state_dict.items() if k not in buffers}
+        missing, unexpected = load_param_into_net(self, params, strict_load=False)
+        missing = [k for k in missing if k not in buffers]
+        for name, b in buffers.items():
+            if name not in state_dict:
+                missing.append(name)
+                continue
+            value = state_dict[name]
+            value = value.numpy() if isinstance(value, Tensor) else np.asarray(value)
+            if tuple(value.shape) != tuple(b.shape):
+                raise ValueError(f"load_state_dict: buffer {name!r} has shape {tuple(b.shape)}, "
+                                 f"the state dict's value {tuple(value.shape)}")
+            b._data[...] = backend.get(b.device.type).from_numpy(value.astype(b.dtype)) \
+                if b.device.type != "cpu" else value.astype(b.dtype)
+            b._version[0] += 1
+        if strict and (missing or unexpected):
+            raise RuntimeError(f"load_state_dict: missing keys {missing}, unexpected keys "
+                               f"{unexpected}")
+        return missing, unexpected
 
     # ------------------------------------------------------------- modes, grads
     def set_train(self, mode=True):
@@ -462,20 +565,64 @@ class Cell:
             if p.grad is not None:
                 p.grad = None if set_to_none else p.grad * 0
 
-    def to(self, device):
-        """Move every parameter's buffer to ``device`` in place (names and identity stay).
+    def to(self, *args, **kwargs):
+        """Move every parameter and buffer to a device and/or cast the floating ones to a
+        dtype, in place (names and identity stay): ``to('cpu')``, ``to(float64)``,
+        ``to('cpu', float64)``, ``to(device=..., dtype=...)``.
 
         >>> d = eagerad.nn.Dense(1, 1)
-        >>> d.to('cpu') is d, d.weight.device
-        (True, device(type='cpu'))
+        >>> d.to('cpu') is d, d.weight.device, d.to(eagerad.float64).weight.dtype
+        (True, device(type='cpu'), dtype('float64'))
         """
-        dev = as_device(device)
-        for p in self.get_parameters():
-            if p.device != dev:
-                moved = p.detach().to(dev)
-                p._data, p._device, p._grad = moved._data, dev, None
-                p._version[0] += 1
+        device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
+        kwargs.pop("non_blocking", None)
+        if kwargs:
+            raise TypeError(f"to() got unexpected keywords {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, Device) or isinstance(a, str) and a.split(":")[0] in ("cpu", "cuda"):
+                device = a
+            else:
+                dtype = a
+        dev = as_device(device) if device is not None else None
+        dtype = dt.as_dtype(dtype)
+        tensors = list(self.get_parameters()) + list(self.buffers())
+        for p in tensors:
+            target = dtype if dtype is not None and p.dtype.kind == "f" else p.dtype
+            if (dev is None or p.device == dev) and target == p.dtype:
+                continue
+            moved = p.detach()
+            if dev is not None and p.device != dev:
+                moved = moved.to(dev)
+            if target != p.dtype:
+                moved = moved.astype(target)
+            p._data, p._device = moved._data, moved._device
+            p._grad = None
+            p._version[0] += 1
         return self
+
+    def double(self):
+        """Floating parameters and buffers cast to float64 in place (PyTorch).
+
+        >>> eagerad.nn.Dense(1, 1).double().weight.dtype
+        dtype('float64')
+        """
+        return self.to(dt.float64)
+
+    def float(self):
+        """Floating parameters and buffers cast to float32 in place (PyTorch).
+
+        >>> eagerad.nn.Dense(1, 1).double().float().weight.dtype
+        dtype('float32')
+        """
+        return self.to(dt.float32)
+
+    def half(self):
+        """Floating parameters and buffers cast to float16 in place (PyTorch).
+
+        >>> eagerad.nn.Dense(1, 1).half().weight.dtype
+        dtype('float16')
+        """
+        return self.to(dt.float16)
 
     def cpu(self):
         """Every parameter moved to host memory (``to('cpu')``), e.g. before saving.

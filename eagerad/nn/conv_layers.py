@@ -454,7 +454,13 @@ class _BatchNorm(Cell):
             if i < 2 and not a["affine"] or i >= 2 and not track:
                 object.__setattr__(self, pname, None)
                 continue
+            if i >= 2 and not ms:       # PyTorch: running statistics are buffers
+                kw = {} if dtype is None else {"dtype": dtype}
+                self.register_buffer(pname, initializer(init, (c,), **kw))
+                continue
             setattr(self, pname, _parameter(init, (c,), None, pname, dtype, requires_grad=i < 2))
+        if not ms and track:
+            self.register_buffer("num_batches_tracked", Tensor(np.zeros((), np.int64)))
 
     def construct(self, x):
         """Normalise ``x`` with batch statistics in training (updating the running ones)
@@ -473,6 +479,8 @@ class _BatchNorm(Cell):
         w, b, rm, rv = (getattr(self, n) for n in self._names)
         batch = self.training if self.use_batch_statistics is None else self.use_batch_statistics
         if batch:
+            if self.training and "num_batches_tracked" in self._buffer_registry():
+                self.num_batches_tracked._data[...] += 1
             return norm.batch_norm(x, rm, rv, w, b, True, self.momentum, self.eps)
         return norm.batch_norm(x, rm, rv, w, b, False, self.momentum, self.eps)
 

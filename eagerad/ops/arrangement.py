@@ -23,9 +23,9 @@ from ..tensor import Size, Tensor
 from .decompositions import configured_primitive
 from .indexing import front, take
 from .math import as_tensor, where
-from .registry import METHODS, Case, U, defop, export
-from .shape import (_index_arrays, broadcast_to, concat, expand_dims, getitem, index_add,
-                    normalize_axis, reshape, transpose)
+from .registry import METHODS, OPS, Case, U, defop, export
+from .shape import (ViewKind, _index_arrays, broadcast_to, concat, expand_dims, getitem,
+                    index_add, normalize_axis, reshape, track_view, transpose)
 
 
 def _given(name, default=None, **spellings):
@@ -585,23 +585,54 @@ def _diag_index(n, m, offset):
     return np.arange(k) + r0, np.arange(k) + c0
 
 
+def _diagonal_batch(args, bdims, offset):
+    x, = args
+    if bdims[0] is None:
+        return _diag_view(x, offset=offset), None
+    return _diag_view(moveaxis(x, bdims[0], 0), offset=offset), 0
+
+
+def _diagonal_put(base, value, offset):
+    """``base`` with diagonal ``offset`` of its last two axes replaced by ``value``."""
+    rows, cols = _diag_index(*base.shape[-2:], offset)
+    index = _index_arrays((Ellipsis, rows, cols), base.device)
+    return OPS["setitem"](base, value, index=index)
+
+
+_diag_view = defop("diagonal", lambda B, x, offset: B.diagonal(x, offset),
+                   vjp=lambda g, ans, x, offset: _embed_into(g, x.shape, offset),
+                   jvp=lambda t, ans, x, offset: _diag_view(t, offset=offset), saves=(),
+                   view=True, batch=_diagonal_batch,
+                   cases=[Case(U(3, 3), offset=0), Case(U(2, 3, 4), offset=1),
+                          Case(U(4, 3), offset=-2)])
+_DIAGONAL = ViewKind("diagonal", lambda x, offset: _diag_view(x, offset=offset), _diagonal_put)
+
+
+def _embed_into(g, shape, offset):
+    rows, cols = _diag_index(*shape[-2:], offset)
+    return index_add(shape, g.dtype, _index_arrays((Ellipsis, rows, cols), g.device), g)
+
+
 @export(methods=("diagonal",))
 def diagonal(a, offset=0, axis1=0, axis2=1, *, dim1=None, dim2=None):
     """Diagonal ``offset`` of the matrices in ``axis1``/``axis2`` (PyTorch's ``dim1``/
-    ``dim2``), as the last axis of the result (numpy and PyTorch).
+    ``dim2``), as the last axis of the result (numpy and PyTorch).  A view, as in
+    PyTorch: writing into it (``K.diagonal().add_(jitter)``) changes ``a``.
 
-    >>> m = eagerad.tensor([[1, 2], [3, 4]])
+    >>> m = eagerad.tensor([[1.0, 2.0], [3.0, 4.0]])
     >>> diagonal(m).tolist(), diagonal(m, 1).tolist()
-    ([1, 4], [2])
+    ([1.0, 4.0], [2.0])
+    >>> _ = m.diagonal().add_(10.0); m.tolist()
+    [[11.0, 2.0], [3.0, 14.0]]
     """
     x = as_tensor(a)
     if x.ndim < 2:
         raise ValueError(f"diagonal: needs at least 2 dimensions, got shape {x.shape}")
     a1, a2 = normalize_axis((axis1 if dim1 is None else dim1, axis2 if dim2 is None else dim2),
                             x.ndim, "axis1/axis2")
-    x = moveaxis(x, (a1, a2), (-2, -1))
-    rows, cols = _diag_index(*x.shape[-2:], int(offset))
-    return getitem(x, (Ellipsis, Tensor(rows, device=x.device), Tensor(cols, device=x.device)))
+    if (a1, a2) != (x.ndim - 2, x.ndim - 1):
+        x = moveaxis(x, (a1, a2), (-2, -1))
+    return track_view(_diag_view(x, offset=int(offset)), x, _DIAGONAL, offset=int(offset))
 
 
 _diagonal = diagonal

@@ -553,6 +553,22 @@ def getitem(x, index):
     return np.asarray(x[index])
 
 
+def diagonal(x, offset):
+    """Diagonal ``offset`` of the last two axes, a writable view of ``x`` (numpy's own
+    ``diagonal`` is read-only).
+
+    >>> m = np.zeros((2, 2)); diagonal(m, 0)[...] += 1; m
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    n, m = x.shape[-2:]
+    r0, c0 = max(-offset, 0), max(offset, 0)
+    k = max(0, min(n - r0, m - c0))
+    s = x.strides
+    return np.lib.stride_tricks.as_strided(x[..., r0:, c0:], x.shape[:-2] + (k,),
+                                           s[:-2] + (s[-2] + s[-1],))
+
+
 def setitem(x, index, value):
     """``x[index] = value`` in place (in-place ops and ``nn.inplace.assign``); returns None.
 

@@ -432,6 +432,15 @@ def _plan(shape, index):
     return view.shape, (off, tuple(s // 8 for s in view.strides)), None
 
 
+def diagonal(x, offset):
+    """Diagonal ``offset`` of the last two axes (a copy: device arrays here have no
+    strided views)."""
+    n, m = x.shape[-2:]
+    r0, c0 = max(-offset, 0), max(offset, 0)
+    k = max(0, min(n - r0, m - c0))
+    return getitem(x, (Ellipsis, np.arange(k) + r0, np.arange(k) + c0))
+
+
 def getitem(x, index):
     shape, strided, pos = _plan(x.shape, index)
     out = _empty(shape, x.dtype)

@@ -49,7 +49,8 @@ _LAYERS = """Linear Identity Flatten Dropout Sequential ModuleList ReLU Sigmoid 
     CELU ELU GELU SELU Hardsigmoid Hardswish Hardtanh LeakyReLU LogSigmoid Mish ReLU6 SiLU Softplus
     Softsign Tanhshrink L1Loss MSELoss BCELoss BCEWithLogitsLoss CrossEntropyLoss HuberLoss
     KLDivLoss NLLLoss SmoothL1Loss GRU LSTM AdaptiveAvgPool2d AvgPool2d BatchNorm1d BatchNorm2d
-    Conv1d Conv2d ConvTranspose2d Embedding GroupNorm LayerNorm MaxPool2d MultiheadAttention""".split()
+    Conv1d Conv2d ConvTranspose2d Embedding GroupNorm LayerNorm MaxPool2d MultiheadAttention
+    ModuleDict ParameterList ParameterDict""".split()
 for _name in _LAYERS:
     globals()[_name] = _face_class(getattr(_nn, _name))
 del _name
