@@ -64,3 +64,14 @@ def var(input, axis=None, ddof=0, keepdims=False):
     Tensor(shape=[], dtype=Float32, value= 1.25)
     """
     return _stats.var(input, axis, ddof, keepdims)
+
+
+def _take_public(module):
+    """The public functions of a face module, as names of ``mindspore.ops``."""
+    globals().update({name: value for name, value in vars(module).items()
+                      if not name.startswith("_") and callable(value)
+                      and getattr(value, "__module__", "").startswith("eagerad")})
+
+
+from . import _functions  # noqa: E402
+_take_public(_functions)
