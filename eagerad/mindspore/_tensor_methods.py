@@ -49,6 +49,21 @@ def copy(self):
     return self.clone()
 
 
+def mean(self, axis=None, keep_dims=False, *, keepdims=None, dim=None, keepdim=None, dtype=None):
+    """MindSpore's ``Tensor.mean(axis, keep_dims)`` (an integer tensor keeps its dtype); the
+    core's spellings (``keepdims``, ``dim``, ``keepdim``, ``dtype``) are accepted too, since
+    the core's layers call them on MindSpore tensors.
+
+    >>> import eagerad.mindspore as ms
+    >>> ms.Tensor(np.array([[1, 2], [3, 4]], np.int32)).mean()
+    Tensor(shape=[], dtype=Int32, value= 2)
+    """
+    axis = dim if dim is not None else axis
+    keep = next((k for k in (keepdims, keepdim) if k is not None), keep_dims)
+    out = S.mean(self, axis, keep)
+    return out.astype(dtype) if dtype is not None else out
+
+
 def where(self, condition, y):
     """``self`` where ``condition``, else ``y``.
 
@@ -144,13 +159,13 @@ def _method(fn, name):
     return method
 
 
-for _name, _fn in (("mean", S.mean), ("argmin", S.argmin), ("sort", S.sort), ("topk", S.topk),
+for _name, _fn in (("argmin", S.argmin), ("sort", S.sort), ("topk", S.topk),
                    ("argsort", S.argsort), ("cross", S.cross), ("count_nonzero", S.count_nonzero),
                    ("clamp", S.clamp), ("clip", S.clamp), ("median", S.median),
                    ("ravel", F.ravel), ("trunc", F.trunc), ("frac", F.frac), ("lerp", F.lerp),
                    ("addcmul", F.addcmul), ("addcdiv", F.addcdiv), ("absolute", F.absolute)):
     _register(_name, _method(_fn, _name))
-for _name, _impl in (("copy", copy), ("where", where), ("expand_as", expand_as),
+for _name, _impl in (("copy", copy), ("mean", mean), ("where", where), ("expand_as", expand_as),
                      ("gather_elements", gather_elements), ("ndimension", ndimension),
                      ("nelement", nelement), ("real", real), ("itemsize", itemsize),
                      ("strides", strides)):

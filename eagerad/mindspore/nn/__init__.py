@@ -57,3 +57,13 @@ from ...nn import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Momentum, NAdam,
                    LearningRateSchedule, NaturalExpDecayLR, PolynomialDecayLR, WarmUpLR,
                    cosine_decay_lr, exponential_decay_lr, inverse_decay_lr, natural_exp_decay_lr,
                    piecewise_constant_lr, polynomial_decay_lr, warmup_lr, get_activation)
+
+from ._cells import (AdaptiveMaxPool2d, AvgPool1d, BatchNorm1d, BatchNorm2d,  # noqa: E402,F401
+                     BiDense, ClipByNorm, ConstantPad2d, CosineEmbeddingLoss, DiceLoss, Dropout2d,
+                     Embedding, FocalLoss, GaussianNLLLoss, GLU, Hardtanh, HShrink, KLDivLoss,
+                     MarginRankingLoss, MaxPool1d, MultiLabelSoftMarginLoss, MultiMarginLoss, Norm,
+                     OneHot, PixelShuffle, PoissonNLLLoss, PReLU, ReflectionPad2d,
+                     SoftmaxCrossEntropyWithLogits, Softmin, SoftShrink, Threshold, Tril, Triu,
+                     Upsample, ZeroPad2d)
+from ._optimizers import (AdaMax, Adagrad, AdamWeightDecay, ProximalAdagrad,  # noqa: E402,F401
+                          RMSProp)

@@ -1,0 +1,510 @@
+"""MindSpore ``nn`` cells that the core lacks or whose MindSpore behaviour differs, built on
+the MindSpore face's ops (so they share its semantics: ``Hardtanh`` splits the gradient at
+its ends, ``KLDivLoss`` gives no gradient to the labels, ...).
+
+BatchNorm cells list ``moving_mean``, ``moving_variance`` before ``gamma``, ``beta`` as
+MindSpore does; ``Embedding(padding_idx=...)`` zeroes that row at the start but, as
+MindSpore, still trains it.
+
+>>> import eagerad.mindspore as ms
+>>> ms.nn.SoftShrink()(ms.Tensor([0.3, -1.5])).numpy().tolist()
+[0.0, -1.0]
+"""
+import numpy as np
+
+from ... import nn as _nn
+from ... import ops as _core
+from .._face import Parameter, Tensor
+from .. import ops as F
+from . import Cell, _face_class
+
+
+class _Elementwise(Cell):
+    """A cell applying one face function with fixed keyword arguments."""
+    _fn = None
+    _names = ()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        self._kw = dict(zip(self._names, args))
+        self._kw.update(kwargs)
+
+    def construct(self, x):
+        """The function applied to ``x``."""
+        return type(self)._fn(x, **self._kw)
+
+
+def _elementwise(name, fn, names=(), doc=""):
+    return type(name, (_Elementwise,), {"_fn": staticmethod(fn), "_names": names,
+                                         "__module__": "eagerad.mindspore.nn",
+                                         "__doc__": f"MindSpore's ``nn.{name}``: {doc}"})
+
+
+Softmin = _elementwise("Softmin", F.softmin, ("axis",), "``ops.softmin``.")
+SoftShrink = _elementwise("SoftShrink", F.softshrink, ("lambd",), "``ops.softshrink``.")
+HShrink = _elementwise("HShrink", F.hardshrink, ("lambd",), "``ops.hardshrink``.")
+GLU = _elementwise("GLU", F.glu, ("axis",), "``ops.glu``.")
+Hardtanh = _elementwise("Hardtanh", F.hardtanh, ("min_val", "max_val"),
+                        "``ops.hardtanh`` (gradient 1/2 at the ends).")
+PixelShuffle = _elementwise("PixelShuffle", F.pixel_shuffle, ("upscale_factor",),
+                            "``ops.pixel_shuffle``.")
+AdaptiveMaxPool2d = _elementwise("AdaptiveMaxPool2d", F.adaptive_max_pool2d,
+                                 ("output_size", "return_indices"), "``ops.adaptive_max_pool2d``.")
+
+
+class Threshold(Cell):
+    """``x`` where ``x > threshold``, else ``value``.
+
+    >>> import eagerad.mindspore as ms
+    >>> Threshold(0.1, 20.0)(ms.Tensor([0.0, 3.0])).numpy().tolist()
+    [20.0, 3.0]
+    """
+
+    def __init__(self, threshold, value):
+        super().__init__()
+        self.threshold, self.value = threshold, value
+
+    def construct(self, input_x):
+        """The thresholded tensor."""
+        return F.threshold(input_x, self.threshold, self.value)
+
+
+class _Band(Cell):
+    def construct(self, x, k=0):
+        """The triangle of ``x`` on and below (``Tril``) or above (``Triu``) diagonal ``k``."""
+        return type(self)._fn(x, k)
+
+
+class Tril(_Band):
+    """``ops.tril`` as a cell.
+
+    >>> import eagerad.mindspore as ms
+    >>> Tril()(ms.ops.ones((2, 2))).numpy().tolist()
+    [[1.0, 0.0], [1.0, 1.0]]
+    """
+    _fn = staticmethod(_core.tril)
+
+
+class Triu(_Band):
+    """``ops.triu`` as a cell.
+
+    >>> import eagerad.mindspore as ms
+    >>> Triu()(ms.ops.ones((2, 2))).numpy().tolist()
+    [[1.0, 1.0], [0.0, 1.0]]
+    """
+    _fn = staticmethod(_core.triu)
+
+
+class PReLU(Cell):
+    """``x`` where positive, else ``w * x``; ``w`` (``channel`` slopes, 0.25) is a parameter.
+
+    >>> import eagerad.mindspore as ms
+    >>> PReLU()(ms.Tensor([-2.0, 1.0])).numpy().tolist()
+    [-0.5, 1.0]
+    """
+
+    def __init__(self, channel=1, w=0.25):
+        super().__init__()
+        self.w = Parameter(Tensor(np.full((channel,), w, dtype=np.float32)), name="w")
+
+    def construct(self, x):
+        """The activation."""
+        return F.prelu(x, self.w)
+
+
+class BiDense(Cell):
+    """``x1^T W x2 + b`` with ``weight`` ``(out, in1, in2)`` and ``bias`` ``(out,)``.
+
+    >>> import eagerad.mindspore as ms
+    >>> BiDense(2, 3, 4)(ms.ops.ones((5, 2)), ms.ops.ones((5, 3))).shape
+    (5, 4)
+    """
+
+    def __init__(self, in1_channels, in2_channels, out_channels, weight_init=None,
+                 bias_init=None, has_bias=True):
+        super().__init__()
+        bound = 1.0 / np.sqrt(in1_channels)
+        rng = np.random.default_rng()
+        self.weight = Parameter(Tensor(rng.uniform(-bound, bound, (
+            out_channels, in1_channels, in2_channels)).astype(np.float32)), name="weight")
+        self.has_bias = has_bias
+        if has_bias:
+            self.bias = Parameter(Tensor(rng.uniform(-bound, bound, (out_channels,)).astype(
+                np.float32)), name="bias")
+
+    def construct(self, input1, input2):
+        """The bilinear map of the two inputs."""
+        out = _core.einsum("ni,oij,nj->no", input1, self.weight, input2)
+        return out + self.bias if self.has_bias else out
+
+
+class Dropout2d(Cell):
+    """Zeroes whole channels with probability ``p`` while training; identity in inference.
+
+    >>> import eagerad.mindspore as ms
+    >>> Dropout2d(0.5)(ms.ops.ones((1, 2, 1, 1))).numpy().ravel().tolist()
+    [1.0, 1.0]
+    """
+
+    def __init__(self, p=0.5):
+        super().__init__()
+        self.p = p
+
+    def construct(self, x):
+        """``x`` (inference) or ``x`` with channels dropped and the rest scaled."""
+        if not self.training or self.p == 0:
+            return x
+        keep = np.random.default_rng().random(tuple(x.shape[:2]) + (1,) * (x.ndim - 2)) >= self.p
+        return x * Tensor((keep / (1 - self.p)).astype(np.dtype(x.dtype)))
+
+
+class _Pool1d(Cell):
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid"):
+        super().__init__()
+        if str(pad_mode).lower() != "valid":
+            raise ValueError(f"{type(self).__name__}: only pad_mode='valid' is supported, got "
+                             f"{pad_mode!r}")
+        self.kernel_size, self.stride = kernel_size, stride
+
+    def construct(self, x):
+        """The pooled tensor."""
+        return type(self)._fn(x, self.kernel_size, self.stride)
+
+
+class MaxPool1d(_Pool1d):
+    """Max over windows of ``kernel_size`` every ``stride`` (``pad_mode='valid'``).
+
+    >>> import eagerad.mindspore as ms
+    >>> MaxPool1d(2, 2)(ms.Tensor([[[1.0, 3.0, 2.0, 0.0]]])).numpy().tolist()
+    [[[3.0, 2.0]]]
+    """
+    _fn = staticmethod(_core.max_pool1d)
+
+
+class AvgPool1d(_Pool1d):
+    """Mean over windows of ``kernel_size`` every ``stride`` (``pad_mode='valid'``).
+
+    >>> import eagerad.mindspore as ms
+    >>> AvgPool1d(2, 2)(ms.Tensor([[[1.0, 3.0, 2.0, 0.0]]])).numpy().tolist()
+    [[[2.0, 1.0]]]
+    """
+    _fn = staticmethod(_core.avg_pool1d)
+
+
+class _Pad2d(Cell):
+    mode = "constant"
+
+    def __init__(self, padding, value=0.0):
+        super().__init__()
+        self.padding = (padding,) * 4 if isinstance(padding, int) else tuple(padding)
+        self.value = value
+
+    def construct(self, x):
+        """``x`` padded on its last two axes (left, right, top, bottom)."""
+        if self.mode == "constant":
+            return _core.pad(x, self.padding, "constant", self.value)
+        return _core.pad(x, self.padding, self.mode)
+
+
+class ZeroPad2d(_Pad2d):
+    """Zeros around the last two axes (left, right, top, bottom).
+
+    >>> import eagerad.mindspore as ms
+    >>> ZeroPad2d((1, 0, 0, 0))(ms.ops.ones((1, 1, 1, 1))).numpy().tolist()
+    [[[[0.0, 1.0]]]]
+    """
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+
+class ConstantPad2d(_Pad2d):
+    """``value`` around the last two axes (left, right, top, bottom).
+
+    >>> import eagerad.mindspore as ms
+    >>> ConstantPad2d((1, 0, 0, 0), 0.5)(ms.ops.ones((1, 1, 1, 1))).numpy().tolist()
+    [[[[0.5, 1.0]]]]
+    """
+
+
+class ReflectionPad2d(_Pad2d):
+    """Reflection of the last two axes at their edges.
+
+    >>> import eagerad.mindspore as ms
+    >>> ReflectionPad2d((1, 0, 0, 0))(ms.Tensor([[[[1.0, 2.0]]]])).numpy().tolist()
+    [[[[2.0, 1.0, 2.0]]]]
+    """
+    mode = "reflect"
+
+
+class Upsample(Cell):
+    """``ops.interpolate`` as a cell.
+
+    >>> import eagerad.mindspore as ms
+    >>> Upsample(scale_factor=2.0)(ms.ops.ones((1, 1, 1, 1))).shape
+    (1, 1, 2, 2)
+    """
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.size, self.scale_factor = size, scale_factor
+        self.mode, self.align_corners = mode, align_corners
+
+    def construct(self, x):
+        """``x`` resized."""
+        return _core.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners)
+
+
+class ClipByNorm(Cell):
+    """``x * clip_norm / max(||x||, clip_norm)`` (the L2 norm over ``axis``, all by default).
+
+    >>> import eagerad.mindspore as ms
+    >>> ClipByNorm()(ms.Tensor([3.0, 4.0]), ms.Tensor([1.0])).numpy().tolist()
+    [0.6000000238418579, 0.800000011920929]
+    """
+
+    def __init__(self, axis=None):
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x, clip_norm):
+        """``x`` scaled down to norm ``clip_norm`` if longer."""
+        norm = ((x * x).sum(self.axis, keepdims=True)).sqrt()
+        return x * clip_norm / _core.maximum(norm, clip_norm)
+
+
+class Norm(Cell):
+    """The L2 norm over ``axis`` (all when ``()``).
+
+    >>> import eagerad.mindspore as ms
+    >>> Norm()(ms.Tensor([3.0, 4.0])).numpy().tolist()
+    5.0
+    """
+
+    def __init__(self, axis=(), keep_dims=False):
+        super().__init__()
+        self.axis = None if axis == () else axis
+        self.keep_dims = keep_dims
+
+    def construct(self, x):
+        """The norm."""
+        return ((x * x).sum(self.axis, keepdims=self.keep_dims)).sqrt()
+
+
+class OneHot(Cell):
+    """``ops.one_hot`` as a cell (``depth``, ``on_value``, ``off_value``, ``axis``).
+
+    >>> import eagerad.mindspore as ms
+    >>> OneHot(depth=3)(ms.Tensor(np.array([2]))).numpy().tolist()
+    [[0.0, 0.0, 1.0]]
+    """
+
+    def __init__(self, axis=-1, depth=1, on_value=1.0, off_value=0.0, dtype=np.float32):
+        super().__init__()
+        self.axis, self.depth, self.dtype = axis, depth, dtype
+        self.on_value, self.off_value = on_value, off_value
+
+    def construct(self, indices):
+        """The one-hot tensor."""
+        on = np.asarray(self.on_value, dtype=self.dtype)
+        off = np.asarray(self.off_value, dtype=self.dtype)
+        return F.one_hot(indices, self.depth, on, off, self.axis)
+
+
+class _Loss(Cell):
+    """A loss cell calling one face function with its stored keyword arguments."""
+    _fn = None
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        self._kw = kwargs
+
+    def construct(self, *inputs):
+        """The loss."""
+        return type(self)._fn(*inputs, **self._kw)
+
+
+class MarginRankingLoss(_Loss):
+    """``ops.margin_ranking_loss`` as a cell.
+
+    >>> import eagerad.mindspore as ms
+    >>> float(MarginRankingLoss()(ms.Tensor([1.0]), ms.Tensor([2.0]), ms.Tensor([1.0])).numpy())
+    1.0
+    """
+    _fn = staticmethod(F.margin_ranking_loss)
+
+    def __init__(self, margin=0.0, reduction="mean"):
+        super().__init__(margin=margin, reduction=reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    """``ops.cosine_embedding_loss`` as a cell.
+
+    >>> import eagerad.mindspore as ms
+    >>> float(CosineEmbeddingLoss()(ms.Tensor([[1.0, 0.0]]), ms.Tensor([[1.0, 0.0]]), ms.Tensor([1.0])).numpy())
+    0.0
+    """
+    _fn = staticmethod(F.cosine_embedding_loss)
+
+    def __init__(self, margin=0.0, reduction="mean"):
+        super().__init__(margin=margin, reduction=reduction)
+
+
+class MultiMarginLoss(_Loss):
+    """``ops.multi_margin_loss`` as a cell.
+
+    >>> import eagerad.mindspore as ms
+    >>> float(MultiMarginLoss()(ms.Tensor([[0.0, 0.0]]), ms.Tensor(np.array([0]))).numpy())
+    0.5
+    """
+    _fn = staticmethod(F.multi_margin_loss)
+
+    def __init__(self, p=1, margin=1.0, reduction="mean", weight=None):
+        super().__init__(p=p, margin=margin, reduction=reduction, weight=weight)
+
+
+class MultiLabelSoftMarginLoss(_Loss):
+    """``ops.multilabel_soft_margin_loss`` as a cell.
+
+    >>> import eagerad.mindspore as ms
+    >>> round(float(MultiLabelSoftMarginLoss()(ms.Tensor([[0.0]]), ms.Tensor([[1.0]])).numpy()), 5)
+    0.69315
+    """
+    _fn = staticmethod(F.multilabel_soft_margin_loss)
+
+    def __init__(self, weight=None, reduction="mean"):
+        super().__init__(weight=weight, reduction=reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    """``ops.gaussian_nll_loss`` as a cell.
+
+    >>> import eagerad.mindspore as ms
+    >>> float(GaussianNLLLoss()(ms.Tensor([1.0]), ms.Tensor([1.0]), ms.Tensor([1.0])).numpy())
+    0.0
+    """
+    _fn = staticmethod(F.gaussian_nll_loss)
+
+    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
+        super().__init__(full=full, eps=eps, reduction=reduction)
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+class PoissonNLLLoss(Cell):
+    """``exp(x) - target * x`` (``log_input``) or ``x - target * log(x + eps)``, plus the
+    Stirling term when ``full``, reduced.
+
+    >>> import eagerad.mindspore as ms
+    >>> float(PoissonNLLLoss()(ms.Tensor([0.0]), ms.Tensor([1.0])).numpy())
+    1.0
+    """
+
+    def __init__(self, log_input=True, full=False, eps=1e-08, reduction="mean"):
+        super().__init__()
+        self.log_input, self.full, self.eps, self.reduction = log_input, full, eps, reduction
+
+    def construct(self, input, target):
+        """The loss."""
+        if self.log_input:
+            loss = _core.exp(input) - target * input
+        else:
+            loss = input - target * _core.log(input + self.eps)
+        if self.full:
+            t = target.numpy()
+            stirling = np.where(t > 1, t * np.log(np.where(t > 1, t, 1)) - t
+                                + 0.5 * np.log(2 * np.pi * np.where(t > 1, t, 1)), 0)
+            loss = loss + Tensor(stirling.astype(t.dtype))
+        return _reduce(loss, self.reduction)
+
+
+class FocalLoss(Cell):
+    """``-(1 - p_t)^gamma log p_t`` over axis 1 (softmax), class ``weight``, reduced.
+
+    >>> import eagerad.mindspore as ms
+    >>> float(FocalLoss(gamma=0.0)(ms.Tensor([[0.0, 0.0]]), ms.Tensor(np.array([1]))).numpy()) > 0
+    True
+    """
+
+    def __init__(self, weight=None, gamma=2.0, reduction="mean"):
+        super().__init__()
+        self.weight, self.gamma, self.reduction = weight, gamma, reduction
+
+    def construct(self, logits, labels):
+        """The loss (labels are class indices with the shape of ``logits`` less axis 1)."""
+        logp = _core.log_softmax(logits, 1)
+        c = logits.shape[1]
+        y = labels.numpy().astype(np.int64)
+        hot = Tensor((np.arange(c).reshape((1, c) + (1,) * (logits.ndim - 2))
+                      == np.expand_dims(y, 1)).astype(np.dtype(logits.dtype)))
+        logpt = (logp * hot).sum(1)
+        loss = -((1 - _core.exp(logpt)) ** self.gamma) * logpt
+        if self.weight is not None:
+            loss = loss * (hot * self.weight.reshape((1, c) + (1,) * (logits.ndim - 2))).sum(1)
+        return _reduce(loss, self.reduction)
+
+
+class DiceLoss(Cell):
+    """``1 - (2 sum(x y) + smooth) / (sum(x^2) + sum(y^2) + smooth)``.
+
+    >>> import eagerad.mindspore as ms
+    >>> round(float(DiceLoss()(ms.Tensor([[1.0, 0.0]]), ms.Tensor([[1.0, 0.0]])).numpy()), 5)
+    0.0
+    """
+
+    def __init__(self, smooth=1e-5):
+        super().__init__()
+        self.smooth = smooth
+
+    def construct(self, logits, label):
+        """The loss."""
+        inter = (logits * label).sum()
+        union = (logits * logits).sum() + (label * label).sum()
+        return 1 - (2 * inter + self.smooth) / (union + self.smooth)
+
+
+class KLDivLoss(_face_class(_nn.KLDivLoss)):
+    """MindSpore's ``nn.KLDivLoss``: no gradient to the labels."""
+
+    def construct(self, logits, labels):
+        """The loss."""
+        return super().construct(logits, labels.detach())
+
+
+class SoftmaxCrossEntropyWithLogits(_face_class(_nn.SoftmaxCrossEntropyWithLogits)):
+    """MindSpore's ``nn.SoftmaxCrossEntropyWithLogits``: no gradient to the labels."""
+
+    def construct(self, logits, labels):
+        """The loss."""
+        return super().construct(logits, labels.detach())
+
+
+def _moving_first(core):
+    class BatchNorm(_face_class(core)):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            names = self._registry()[0]
+            order = ["moving_mean", "moving_variance", "gamma", "beta"]
+            names[:] = [n for n in order if n in names] + [n for n in names if n not in order]
+    BatchNorm.__name__ = BatchNorm.__qualname__ = core.__name__
+    BatchNorm.__module__ = "eagerad.mindspore.nn"
+    BatchNorm.__doc__ = (f"MindSpore's ``nn.{core.__name__}``: parameters listed as "
+                         "moving_mean, moving_variance, gamma, beta.")
+    return BatchNorm
+
+
+BatchNorm1d = _moving_first(_nn.BatchNorm1d)
+BatchNorm2d = _moving_first(_nn.BatchNorm2d)
+
+
+class Embedding(_face_class(_nn.Embedding)):
+    """MindSpore's ``nn.Embedding``: the ``padding_idx`` row starts at zero but is trained."""
+
+    def construct(self, ids):
+        """The rows of the table picked by ``ids``."""
+        return _core.embedding(ids, getattr(self, self._name))
