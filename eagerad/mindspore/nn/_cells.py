@@ -96,7 +96,8 @@ class Triu(_Band):
 
 
 class PReLU(Cell):
-    """``x`` where positive, else ``w * x``; ``w`` (``channel`` slopes, 0.25) is a parameter.
+    """``x`` where positive, else ``w * x``; ``w`` (``channel`` slopes, 0.25) is a parameter
+    (named ``a``, as MindSpore names it).
 
     >>> import eagerad.mindspore as ms
     >>> PReLU()(ms.Tensor([-2.0, 1.0])).numpy().tolist()
@@ -105,7 +106,7 @@ class PReLU(Cell):
 
     def __init__(self, channel=1, w=0.25):
         super().__init__()
-        self.w = Parameter(Tensor(np.full((channel,), w, dtype=np.float32)), name="w")
+        self.w = Parameter(Tensor(np.full((channel,), w, dtype=np.float32)), name="a")
 
     def construct(self, x):
         """The activation."""
@@ -424,11 +425,13 @@ class PoissonNLLLoss(Cell):
 
 
 class FocalLoss(Cell):
-    """``-(1 - p_t)^gamma log p_t`` over axis 1 (softmax), class ``weight``, reduced.
+    """MindSpore's focal loss ``-(1 - p)^gamma log p`` with ``p`` the softmax over axis 1:
+    labels of ``logits``' shape weight every element (then the mean over all elements);
+    labels with axis 1 of size 1 pick the class.
 
     >>> import eagerad.mindspore as ms
-    >>> float(FocalLoss(gamma=0.0)(ms.Tensor([[0.0, 0.0]]), ms.Tensor(np.array([1]))).numpy()) > 0
-    True
+    >>> round(float(FocalLoss(gamma=0.0)(ms.Tensor([[0.0, 0.0]]), ms.Tensor([[0.0, 1.0]])).numpy()), 5)
+    0.34657
     """
 
     def __init__(self, weight=None, gamma=2.0, reduction="mean"):
@@ -436,16 +439,20 @@ class FocalLoss(Cell):
         self.weight, self.gamma, self.reduction = weight, gamma, reduction
 
     def construct(self, logits, labels):
-        """The loss (labels are class indices with the shape of ``logits`` less axis 1)."""
+        """The loss."""
         logp = _core.log_softmax(logits, 1)
-        c = logits.shape[1]
-        y = labels.numpy().astype(np.int64)
-        hot = Tensor((np.arange(c).reshape((1, c) + (1,) * (logits.ndim - 2))
-                      == np.expand_dims(y, 1)).astype(np.dtype(logits.dtype)))
-        logpt = (logp * hot).sum(1)
-        loss = -((1 - _core.exp(logpt)) ** self.gamma) * logpt
+        y = labels.numpy()
+        if y.shape[1] == 1 and logits.shape[1] != 1:
+            logp = _core.gather_elements(logp, 1, Tensor(y.astype(np.int64)))
+            scale = None
+        else:
+            scale = Tensor(y.astype(np.dtype(logits.dtype)))
+        loss = -((1 - _core.exp(logp)) ** self.gamma) * logp
+        if scale is not None:
+            loss = loss * scale
         if self.weight is not None:
-            loss = loss * (hot * self.weight.reshape((1, c) + (1,) * (logits.ndim - 2))).sum(1)
+            shape = (1, -1) + (1,) * (logits.ndim - 2)
+            loss = loss * self.weight.reshape(shape)
         return _reduce(loss, self.reduction)
 
 

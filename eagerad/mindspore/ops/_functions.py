@@ -5,7 +5,7 @@ engine's (no new derivative rules).  Names and argument spellings are MindSpore 
 
 >>> import eagerad.mindspore as ms
 >>> lerp(ms.Tensor([0.0, 2.0]), ms.Tensor([4.0, 4.0]), 0.5)
-Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00  3.00000000e+00])
+Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00,  3.00000000e+00])
 """
 import builtins as _builtins
 import math as _math
