@@ -8,7 +8,7 @@ MindSpore's signature where the frameworks' differ (``Dropout(keep_prob)``,
 
 >>> import eagerad.mindspore as ms
 >>> [p.name for p in ms.nn.BatchNorm2d(3).get_parameters()]
-['gamma', 'beta', 'moving_mean', 'moving_variance']
+['moving_mean', 'moving_variance', 'gamma', 'beta']
 >>> ms.nn.Dropout(0.8).p
 0.19999999999999996
 """
