@@ -62,7 +62,7 @@ from ._cells import (AdaptiveMaxPool2d, AvgPool1d, BatchNorm1d, BatchNorm2d,  # 
                      BiDense, ClipByNorm, ConstantPad2d, CosineEmbeddingLoss, DiceLoss, Dropout2d,
                      Embedding, FocalLoss, GaussianNLLLoss, GLU, Hardtanh, HShrink, KLDivLoss,
                      MarginRankingLoss, MaxPool1d, MultiLabelSoftMarginLoss, MultiMarginLoss, Norm,
-                     OneHot, PixelShuffle, PoissonNLLLoss, PReLU, ReflectionPad2d,
+                     OneHot, PixelShuffle, PoissonNLLLoss, PReLU, ReflectionPad2d, GRUCell, LSTMCell, RNNCell,
                      SoftmaxCrossEntropyWithLogits, Softmin, SoftShrink, Threshold, Tril, Triu,
                      Upsample, ZeroPad2d)
 from ._optimizers import (AdaMax, Adagrad, AdamWeightDecay, ProximalAdagrad,  # noqa: E402,F401

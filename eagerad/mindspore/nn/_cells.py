@@ -515,3 +515,85 @@ class Embedding(_face_class(_nn.Embedding)):
     def construct(self, ids):
         """The rows of the table picked by ``ids``."""
         return _core.embedding(ids, getattr(self, self._name))
+
+
+class _RecurrentCell(Cell):
+    """Shared parameters of the single-step recurrent cells: ``weight_ih`` (gates*hidden,
+    input), ``weight_hh`` (gates*hidden, hidden), ``bias_ih``, ``bias_hh``, initialised
+    U(-1/sqrt(hidden), 1/sqrt(hidden))."""
+    _gates = 1
+
+    def __init__(self, input_size, hidden_size, has_bias=True, nonlinearity="tanh", dtype=None):
+        super().__init__()
+        self.input_size, self.hidden_size, self.has_bias = input_size, hidden_size, has_bias
+        self.nonlinearity = nonlinearity
+        bound = 1.0 / np.sqrt(hidden_size)
+        rng = np.random.default_rng()
+        rows = self._gates * hidden_size
+
+        def param(shape, name):
+            return Parameter(Tensor(rng.uniform(-bound, bound, shape).astype(np.float32)), name=name)
+        self.weight_ih = param((rows, input_size), "weight_ih")
+        self.weight_hh = param((rows, hidden_size), "weight_hh")
+        if has_bias:
+            self.bias_ih = param((rows,), "bias_ih")
+            self.bias_hh = param((rows,), "bias_hh")
+
+    def _affine(self, x, h):
+        gi = _core.matmul(x, self.weight_ih.T)
+        gh = _core.matmul(h, self.weight_hh.T)
+        if self.has_bias:
+            gi, gh = gi + self.bias_ih, gh + self.bias_hh
+        return gi, gh
+
+
+class RNNCell(_RecurrentCell):
+    """``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)`` (or relu).
+
+    >>> import eagerad.mindspore as ms
+    >>> RNNCell(3, 4)(ms.ops.ones((2, 3)), ms.ops.zeros((2, 4))).shape
+    (2, 4)
+    """
+
+    def construct(self, x, hx):
+        """The next hidden state."""
+        gi, gh = self._affine(x, hx)
+        return _core.tanh(gi + gh) if self.nonlinearity == "tanh" else _core.relu(gi + gh)
+
+
+class GRUCell(_RecurrentCell):
+    """The GRU step (gates r, z, n): ``h' = (1 - z) n + z h``.
+
+    >>> import eagerad.mindspore as ms
+    >>> GRUCell(3, 4)(ms.ops.ones((2, 3)), ms.ops.zeros((2, 4))).shape
+    (2, 4)
+    """
+    _gates = 3
+
+    def construct(self, x, hx):
+        """The next hidden state."""
+        gi, gh = self._affine(x, hx)
+        ir, iz, in_ = _core.chunk(gi, 3, 1)
+        hr, hz, hn = _core.chunk(gh, 3, 1)
+        r, z = _core.sigmoid(ir + hr), _core.sigmoid(iz + hz)
+        n = _core.tanh(in_ + r * hn)
+        return (1 - z) * n + z * hx
+
+
+class LSTMCell(_RecurrentCell):
+    """The LSTM step (gates i, f, g, o) on ``(x, (h, c))``, returning ``(h', c')``.
+
+    >>> import eagerad.mindspore as ms
+    >>> h, c = LSTMCell(3, 4)(ms.ops.ones((2, 3)), (ms.ops.zeros((2, 4)), ms.ops.zeros((2, 4))))
+    >>> h.shape, c.shape
+    ((2, 4), (2, 4))
+    """
+    _gates = 4
+
+    def construct(self, x, hx):
+        """The next ``(h, c)``."""
+        h, c = hx
+        gi, gh = self._affine(x, h)
+        i, f, g, o = _core.chunk(gi + gh, 4, 1)
+        c2 = _core.sigmoid(f) * c + _core.sigmoid(i) * _core.tanh(g)
+        return _core.sigmoid(o) * _core.tanh(c2), c2

@@ -802,3 +802,47 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction="mean
     other = np.ones((n, c), dtype=_np(input).dtype)
     other[np.arange(n), y] = 0
     return _reduce((hinge * _Tensor(other)).sum(1) / c, reduction)
+
+
+def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
+    """``x`` scaled by ``max_norm / (||x|| + 1e-6)`` when its ``norm_type``-norm exceeds
+    ``max_norm`` (a list of tensors shares one total norm).
+
+    >>> import eagerad.mindspore as ms
+    >>> [round(v, 4) for v in clip_by_norm(ms.Tensor([3.0, 4.0]), 1.0).numpy().tolist()]
+    [0.6, 0.8]
+    """
+    tensors = list(x) if isinstance(x, (list, tuple)) else [x]
+    p = float(norm_type)
+    if p == float("inf"):
+        total = _core.amax(_core.stack([_core.amax(t.abs().reshape(-1), 0) for t in tensors]), 0)
+    else:
+        total = sum(((t.abs() ** p).sum() for t in tensors)) ** (1.0 / p)
+    if error_if_nonfinite and not np.isfinite(_np(total)).all():
+        raise RuntimeError(f"clip_by_norm: the total {norm_type}-norm is not finite")
+    scale = _core.clip_by_value(max_norm / (total + 1e-6), None, 1.0)
+    out = [t * scale for t in tensors]
+    return out if isinstance(x, (list, tuple)) else out[0]
+
+
+def bidense(input1, input2, weight, bias=None):
+    """The bilinear map ``input1^T weight input2 + bias`` (``weight``: (out, in1, in2)).
+
+    >>> import eagerad.mindspore as ms
+    >>> bidense(ms.ops.ones((1, 2)), ms.ops.ones((1, 3)), ms.ops.ones((4, 2, 3))).shape
+    (1, 4)
+    """
+    out = _core.einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out + bias if bias is not None else out
+
+
+def lp_pool2d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """``(sum of x^p over each window)^(1/p)`` over the last two axes.
+
+    >>> import eagerad.mindspore as ms
+    >>> lp_pool2d(ms.ops.ones((1, 1, 2, 2)), 2, 2).numpy().ravel().tolist()
+    [2.0]
+    """
+    k = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+    pooled = _core.avg_pool2d(x ** norm_type, k, stride, 0, ceil_mode)
+    return (pooled * (k[0] * k[1])) ** (1.0 / norm_type)
