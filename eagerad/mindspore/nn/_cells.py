@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import nn as _nn
 from ... import ops as _core
+from ...ops.nn_ops import reduce_loss as _reduce_loss
 from .._face import Parameter, Tensor
 from .. import ops as F
 from . import Cell, _face_class
@@ -326,7 +327,12 @@ class _Loss(Cell):
         return type(self)._fn(*inputs, **self._kw)
 
 
-class MarginRankingLoss(_Loss):
+class _MarginLoss(_Loss):
+    def __init__(self, margin=0.0, reduction="mean"):
+        super().__init__(margin=margin, reduction=reduction)
+
+
+class MarginRankingLoss(_MarginLoss):
     """``ops.margin_ranking_loss`` as a cell.
 
     >>> import eagerad.mindspore as ms
@@ -335,11 +341,8 @@ class MarginRankingLoss(_Loss):
     """
     _fn = staticmethod(F.margin_ranking_loss)
 
-    def __init__(self, margin=0.0, reduction="mean"):
-        super().__init__(margin=margin, reduction=reduction)
 
-
-class CosineEmbeddingLoss(_Loss):
+class CosineEmbeddingLoss(_MarginLoss):
     """``ops.cosine_embedding_loss`` as a cell.
 
     >>> import eagerad.mindspore as ms
@@ -347,9 +350,6 @@ class CosineEmbeddingLoss(_Loss):
     0.0
     """
     _fn = staticmethod(F.cosine_embedding_loss)
-
-    def __init__(self, margin=0.0, reduction="mean"):
-        super().__init__(margin=margin, reduction=reduction)
 
 
 class MultiMarginLoss(_Loss):
@@ -392,9 +392,7 @@ class GaussianNLLLoss(_Loss):
 
 
 def _reduce(loss, reduction):
-    if reduction == "mean":
-        return loss.mean()
-    return loss.sum() if reduction == "sum" else loss
+    return _reduce_loss(loss, reduction, "loss")
 
 
 class PoissonNLLLoss(Cell):

@@ -13,6 +13,7 @@ import math as _math
 import numpy as np
 
 from ... import ops as _core
+from ...ops.nn_ops import reduce_loss as _reduce_loss
 from .._face import Tensor as _Tensor
 
 
@@ -21,13 +22,7 @@ def _np(t):
 
 
 def _reduce(loss, reduction):
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    if reduction == "none":
-        return loss
-    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    return _reduce_loss(loss, reduction, "loss")
 
 
 # ---------------------------------------------------------------- elementwise

@@ -28,6 +28,7 @@ import numpy as np
 
 from ... import linalg as _linalg
 from ... import ops as _core
+from ...ops.nn_ops import reduce_loss as _reduce_loss
 from .._face import Tensor as _Tensor
 
 _INT32 = np.int32
@@ -380,7 +381,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     if t.dtype.kind == "f":
         prob = target * (1 - label_smoothing) + label_smoothing / c
         loss = -(prob * logp * wb).sum(1)
-        return _reduce_plain(loss, reduction, input.shape[0])
+        return _reduce_loss(loss, reduction, "cross_entropy")
     labels = t.astype(np.int64)
     keep = labels != ignore_index
     safe = np.where(keep, labels, 0)
@@ -396,8 +397,3 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         return nll.sum() / total
     return nll.sum() if reduction == "sum" else nll
 
-
-def _reduce_plain(loss, reduction, n):
-    if reduction == "mean":
-        return loss.sum() / n
-    return loss.sum() if reduction == "sum" else loss
