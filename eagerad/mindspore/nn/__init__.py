@@ -60,10 +60,10 @@ from ...nn import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Momentum, NAdam,
 
 from ._cells import (AdaptiveMaxPool2d, AvgPool1d, BatchNorm1d, BatchNorm2d,  # noqa: E402,F401
                      BiDense, ClipByNorm, ConstantPad2d, CosineEmbeddingLoss, DiceLoss, Dropout2d,
-                     Embedding, FocalLoss, GaussianNLLLoss, GLU, Hardtanh, HShrink, KLDivLoss,
+                     Embedding, FocalLoss, GaussianNLLLoss, GLU, GroupNorm, GRU, LSTM, Hardtanh, HShrink, KLDivLoss,
                      MarginRankingLoss, MaxPool1d, MultiLabelSoftMarginLoss, MultiMarginLoss, Norm,
                      OneHot, PixelShuffle, PoissonNLLLoss, PReLU, ReflectionPad2d, GRUCell, LSTMCell, RNNCell,
                      SoftmaxCrossEntropyWithLogits, Softmin, SoftShrink, Threshold, Tril, Triu,
                      Upsample, ZeroPad2d)
-from ._optimizers import (AdaMax, Adagrad, AdamWeightDecay, ProximalAdagrad,  # noqa: E402,F401
-                          RMSProp)
+from ._optimizers import (ASGD, AdaMax, Adagrad, AdamWeightDecay,  # noqa: E402,F401
+                          ProximalAdagrad, RMSProp, Rprop)

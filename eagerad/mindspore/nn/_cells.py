@@ -595,3 +595,38 @@ class LSTMCell(_RecurrentCell):
         i, f, g, o = _core.chunk(gi + gh, 4, 1)
         c2 = _core.sigmoid(f) * c + _core.sigmoid(i) * _core.tanh(g)
         return _core.sigmoid(o) * _core.tanh(c2), c2
+
+
+class GroupNorm(_face_class(_nn.GroupNorm)):
+    """MindSpore's ``nn.GroupNorm``: parameters ``gamma`` and ``beta``.
+
+    >>> [p.name for p in GroupNorm(1, 2).get_parameters()]
+    ['gamma', 'beta']
+    """
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, gamma_init="ones",
+                 beta_init="zeros", dtype=None):
+        super().__init__(num_groups, num_channels, eps, affine, gamma_init, beta_init, dtype)
+
+
+def _by_kind_then_layer(core):
+    """``core`` (LSTM, GRU) listing its parameters as MindSpore: every layer's ``weight_ih``,
+    then every ``weight_hh``, ``bias_ih``, ``bias_hh``."""
+    kinds = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+
+    class Recurrent(_face_class(core)):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            names = self._registry()[0]
+            rank = {n: (next((i for i, k in enumerate(kinds) if n.startswith(k)), len(kinds)), j)
+                    for j, n in enumerate(names)}
+            names.sort(key=rank.__getitem__)
+    Recurrent.__name__ = Recurrent.__qualname__ = core.__name__
+    Recurrent.__module__ = "eagerad.mindspore.nn"
+    Recurrent.__doc__ = (f"MindSpore's ``nn.{core.__name__}``: parameters listed kind by kind "
+                         "(all weight_ih, then weight_hh, bias_ih, bias_hh).")
+    return Recurrent
+
+
+LSTM = _by_kind_then_layer(_nn.LSTM)
+GRU = _by_kind_then_layer(_nn.GRU)

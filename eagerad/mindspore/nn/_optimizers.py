@@ -10,6 +10,7 @@ optimizer                 MindSpore's rule (state starts at 0 unless said)
 ``AdaMax``                ``m = b1 m + (1 - b1) g``; ``u = max(b2 u, |g|)``;
                           ``w -= lr / (1 - b1^t) m / (u + eps)``
 ``ProximalAdagrad``       Adagrad step, then the l1/l2 proximal map
+``Rprop``, ``ASGD``       PyTorch's rules with MindSpore's argument names
 ========================  ==================================================================
 
 >>> import eagerad.mindspore as ms
@@ -21,7 +22,7 @@ optimizer                 MindSpore's rule (state starts at 0 unless said)
 from ... import ops as _ops
 from ...nn.optim import Optimizer as _Optimizer
 
-__all__ = ["Adagrad", "RMSProp", "AdamWeightDecay", "AdaMax", "ProximalAdagrad"]
+__all__ = ["Adagrad", "RMSProp", "AdamWeightDecay", "AdaMax", "ProximalAdagrad", "Rprop", "ASGD"]
 
 
 def _defaults(learning_rate, weight_decay, **more):
@@ -168,3 +169,64 @@ class ProximalAdagrad(_Optimizer):
             return v
         shrunk = _ops.relu(v.abs() - lr * group["l1"])
         return _ops.sign(v) * shrunk / (1 + lr * group["l2"])
+
+
+class Rprop(_Optimizer):
+    """MindSpore's ``nn.Rprop``: per-element step sizes (from ``learning_rate``) grow by
+    ``etas[1]`` while the gradient keeps its sign and shrink by ``etas[0]`` when it flips
+    (that step then skips the element); ``w -= sign(g) * step``.
+
+    >>> import eagerad.mindspore as ms
+    >>> w = ms.Parameter(ms.Tensor([1.0]), name='w'); _ = Rprop([w], learning_rate=0.1)((ms.Tensor([3.0]),))
+    >>> round(float(w.numpy()[0]), 6)
+    0.9
+    """
+
+    def __init__(self, params, learning_rate=0.1, etas=(0.5, 1.2), step_sizes=(1e-6, 50.0),
+                 weight_decay=0.0):
+        super().__init__(params, _defaults(learning_rate, weight_decay, etas=tuple(etas),
+                                           step_sizes=tuple(step_sizes)))
+
+    def update(self, p, g, state, group):
+        """The new value of ``p``."""
+        g = _l2(g, p, group)
+        prev = state.get("prev")
+        size = state.get("step_size")
+        prev = p * 0 if prev is None else prev
+        size = p * 0 + group["lr"] if size is None else size
+        (down, up), (low, high) = group["etas"], group["step_sizes"]
+        turn = _ops.sign(g * prev)
+        size = _ops.where(turn > 0, _ops.clip_by_value(size * up, None, high),
+                          _ops.where(turn < 0, _ops.clip_by_value(size * down, low, None), size))
+        g = _ops.where(turn < 0, 0.0, g)
+        state["prev"], state["step_size"] = g, size
+        return p - _ops.sign(g) * size
+
+
+class ASGD(_Optimizer):
+    """MindSpore's ``nn.ASGD``: ``w = w (1 - lambd eta) - eta g`` with
+    ``eta = lr / (1 + lambd lr t)^alpha`` after each step (the average ``ax`` is kept in the
+    state, from step ``t0``).
+
+    >>> import eagerad.mindspore as ms
+    >>> w = ms.Parameter(ms.Tensor([1.0]), name='w'); _ = ASGD([w], learning_rate=0.1, lambd=0.0)((ms.Tensor([2.0]),))
+    >>> round(float(w.numpy()[0]), 6)
+    0.8
+    """
+
+    def __init__(self, params, learning_rate=0.1, lambd=1e-4, alpha=0.75, t0=1e6,
+                 weight_decay=0.0):
+        super().__init__(params, _defaults(learning_rate, weight_decay, lambd=lambd, alpha=alpha,
+                                           t0=t0))
+
+    def update(self, p, g, state, group):
+        """The new value of ``p``."""
+        g = _l2(g, p, group)
+        t = state["step"] = state.get("step", 0) + 1
+        eta, mu = state.get("eta", group["lr"]), state.get("mu", 1.0)
+        new = p * (1 - group["lambd"] * eta) - g * eta
+        ax = state.get("ax")
+        state["ax"] = new if mu == 1 or ax is None else ax + (new - ax) * mu
+        state["eta"] = group["lr"] / (1 + group["lambd"] * group["lr"] * t) ** group["alpha"]
+        state["mu"] = 1.0 / max(1.0, t - group["t0"])
+        return new
