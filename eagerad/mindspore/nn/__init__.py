@@ -59,7 +59,7 @@ from ...nn import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Momentum, NAdam,
                    piecewise_constant_lr, polynomial_decay_lr, warmup_lr, get_activation)
 
 from ._cells import (AdaptiveMaxPool2d, AvgPool1d, BatchNorm1d, BatchNorm2d,  # noqa: E402,F401
-                     BiDense, ClipByNorm, ConstantPad2d, CosineEmbeddingLoss, DiceLoss, Dropout2d,
+                     BiDense, ClipByNorm, ConstantPad2d, Conv1d, CosineEmbeddingLoss, DiceLoss, Dropout2d,
                      Embedding, FocalLoss, GaussianNLLLoss, GLU, GroupNorm, GRU, LSTM, Hardtanh, HShrink, KLDivLoss,
                      MarginRankingLoss, MaxPool1d, MultiLabelSoftMarginLoss, MultiMarginLoss, Norm,
                      OneHot, PixelShuffle, PoissonNLLLoss, PReLU, ReflectionPad2d, GRUCell, LSTMCell, RNNCell,

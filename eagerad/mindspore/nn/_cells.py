@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import nn as _nn
 from ... import ops as _core
+from ...ops import convolution as _conv
 from ...ops.nn_ops import reduce_loss as _reduce_loss
 from .._face import Parameter, Tensor
 from .. import ops as F
@@ -630,3 +631,27 @@ def _by_kind_then_layer(core):
 
 LSTM = _by_kind_then_layer(_nn.LSTM)
 GRU = _by_kind_then_layer(_nn.GRU)
+
+
+class Conv1d(_face_class(_nn.Conv1d)):
+    """MindSpore's ``nn.Conv1d``: the weight is stored as MindSpore stores it,
+    ``(out_channels, in_channels / group, 1, kernel_size)``.
+
+    >>> import eagerad.mindspore as ms
+    >>> Conv1d(2, 3, 3).weight.shape
+    (3, 2, 1, 3)
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        w = self.weight
+        self.weight = Parameter(Tensor(w.numpy().reshape(w.shape[0], w.shape[1], 1, w.shape[2])),
+                                name=w.name)
+        names = self._registry()[0]
+        names.insert(0, names.pop(names.index("weight")))
+
+    def construct(self, x):
+        """The convolution of ``x`` (N, C, L)."""
+        x, padding = self._padded(x)
+        w = self.weight.reshape((self.weight.shape[0], self.weight.shape[1], self.weight.shape[3]))
+        return _conv.conv1d(x, w, self.bias, self.stride, padding, self.dilation, self.groups)
