@@ -195,3 +195,26 @@ def test_new_ops_match_closed_forms():
                 T(np.ones((2, 2))))[0]
     assert g.numpy().tolist() == [[1.0, 1.0], [1.0, 1.0]]
     assert ops.trapz(T([1.0, 2.0, 3.0]), dx=0.5).numpy().tolist() == 2.0
+
+
+def test_parameter_names_shapes_and_order_are_mindspores():
+    assert [p.name for p in nn.GroupNorm(1, 2).get_parameters()] == ["gamma", "beta"]
+    assert nn.Conv1d(2, 3, 3).weight.shape == (3, 2, 1, 3)
+    names = [n for n, _ in nn.LSTM(3, 4, num_layers=2).parameters_and_names()]
+    assert names[:2] == ["weight_ih_l0", "weight_ih_l1"] and names[-1] == "bias_hh_l1"
+
+
+def test_conv1d_with_a_four_axis_weight_is_the_plain_convolution():
+    conv = nn.Conv1d(1, 1, 3, pad_mode="valid", has_bias=False)
+    conv.weight.set_data(T([[[[1.0, 2.0, 3.0]]]]))
+    out = conv(T([[[1.0, 0.0, 2.0, 1.0]]]))
+    assert out.numpy().ravel().tolist() == [1 * 1 + 0 * 2 + 2 * 3, 0 * 1 + 2 * 2 + 1 * 3]
+
+
+def test_rprop_grows_and_shrinks_its_steps_with_the_gradient_sign():
+    w = ms.Parameter(T([1.0]), name="w")
+    opt = nn.Rprop([w], learning_rate=0.1)
+    for g in (1.0, 1.0, -1.0):
+        opt((T([g]),))
+    # steps 0.1, then 0.12 (same sign), then the sign flips: the step shrinks and is skipped
+    np.testing.assert_allclose(w.numpy(), [1.0 - 0.1 - 0.12], rtol=1e-6)
