@@ -47,7 +47,7 @@ _CELLS = """Dense Identity Flatten Dropout SequentialCell CellList ReLU Sigmoid 
     NLLLoss SoftmaxCrossEntropyWithLogits LossBase GRU LSTM AdaptiveAvgPool2d AvgPool2d
     BatchNorm1d BatchNorm2d Conv1d Conv2d Conv2dTranspose Embedding GroupNorm LayerNorm
     MaxPool2d WithLossCell TrainOneStepCell TrainOneStepWithLossScaleCell LeakyReLU GELU
-    SmoothL1Loss""".split()
+    SmoothL1Loss MultiheadAttention""".split()
 for _name in _CELLS:
     globals()[_name] = _face_class(getattr(_nn, _name))
 del _name
@@ -62,7 +62,8 @@ from ._cells import (AdaptiveMaxPool2d, AvgPool1d, BatchNorm1d, BatchNorm2d,  # 
                      BiDense, ClipByNorm, ConstantPad2d, Conv1d, CosineEmbeddingLoss, DiceLoss, Dropout2d,
                      Embedding, FocalLoss, GaussianNLLLoss, GLU, GroupNorm, GRU, LSTM, Hardtanh, HShrink, KLDivLoss,
                      MarginRankingLoss, MaxPool1d, MultiLabelSoftMarginLoss, MultiMarginLoss, Norm,
-                     OneHot, PixelShuffle, PoissonNLLLoss, PReLU, ReflectionPad2d, GRUCell, LSTMCell, RNNCell,
+                     OneHot, PixelShuffle, PoissonNLLLoss, PReLU, ReflectionPad2d, GRUCell, LSTMCell, RNN,
+                     RNNCell,
                      SoftmaxCrossEntropyWithLogits, Softmin, SoftShrink, Threshold, Tril, Triu,
                      Upsample, ZeroPad2d)
 from ._optimizers import (ASGD, AdaMax, Adagrad, AdamWeightDecay,  # noqa: E402,F401

@@ -655,3 +655,49 @@ class Conv1d(_face_class(_nn.Conv1d)):
         x, padding = self._padded(x)
         w = self.weight.reshape((self.weight.shape[0], self.weight.shape[1], self.weight.shape[3]))
         return _conv.conv1d(x, w, self.bias, self.stride, padding, self.dilation, self.groups)
+
+
+class RNN(Cell):
+    """MindSpore's ``nn.RNN`` (Elman, unidirectional): ``h_t = tanh(x_t W_ih^T + b_ih +
+    h_{t-1} W_hh^T + b_hh)`` per layer; ``construct(x, hx=None)`` returns ``(output, h_n)``.
+
+    >>> import eagerad.mindspore as ms
+    >>> out, h = RNN(3, 4, batch_first=True)(ms.ops.ones((2, 5, 3)))
+    >>> out.shape, h.shape
+    ((2, 5, 4), (1, 2, 4))
+    """
+
+    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", has_bias=True,
+                 batch_first=False, dropout=0.0, bidirectional=False, dtype=None):
+        super().__init__()
+        if bidirectional:
+            raise ValueError("RNN: bidirectional=True is not supported by this face yet")
+        self.hidden_size, self.num_layers, self.batch_first = hidden_size, num_layers, batch_first
+        self._cells = []
+        for layer in range(num_layers):
+            cell = RNNCell(input_size if layer == 0 else hidden_size, hidden_size, has_bias,
+                           nonlinearity)
+            self._cells.append(cell)
+            for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+                if hasattr(cell, name):
+                    p = getattr(cell, name)
+                    p.name = f"{name}_l{layer}"
+                    setattr(self, p.name, p)
+
+    def construct(self, x, hx=None):
+        """``(output, h_n)`` for the sequence ``x``."""
+        seq = _core.swapaxes(x, 0, 1) if self.batch_first else x
+        n = seq.shape[1]
+        outs = seq
+        finals = []
+        for layer, cell in enumerate(self._cells):
+            h = hx[layer] if hx is not None else Tensor(np.zeros((n, self.hidden_size),
+                                                                 dtype=np.dtype(x.dtype)))
+            steps = []
+            for t in range(outs.shape[0]):
+                h = cell(outs[t], h)
+                steps.append(h)
+            outs = _core.stack(steps, 0)
+            finals.append(h)
+        output = _core.swapaxes(outs, 0, 1) if self.batch_first else outs
+        return output, _core.stack(finals, 0)
