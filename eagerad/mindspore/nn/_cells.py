@@ -490,22 +490,26 @@ class SoftmaxCrossEntropyWithLogits(_face_class(_nn.SoftmaxCrossEntropyWithLogit
         return super().construct(logits, labels.detach())
 
 
-def _moving_first(core):
-    class BatchNorm(_face_class(core)):
+def _listed(core, prefixes, listing):
+    """``core`` as a face class listing its parameters in MindSpore's order: by the first of
+    ``prefixes`` each name starts with (stable), then the rest."""
+
+    class Listed(_face_class(core)):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             names = self._registry()[0]
-            order = ["moving_mean", "moving_variance", "gamma", "beta"]
-            names[:] = [n for n in order if n in names] + [n for n in names if n not in order]
-    BatchNorm.__name__ = BatchNorm.__qualname__ = core.__name__
-    BatchNorm.__module__ = "eagerad.mindspore.nn"
-    BatchNorm.__doc__ = (f"MindSpore's ``nn.{core.__name__}``: parameters listed as "
-                         "moving_mean, moving_variance, gamma, beta.")
-    return BatchNorm
+            rank = {n: (next((i for i, k in enumerate(prefixes) if n.startswith(k)),
+                             len(prefixes)), j) for j, n in enumerate(names)}
+            names.sort(key=rank.__getitem__)
+    Listed.__name__ = Listed.__qualname__ = core.__name__
+    Listed.__module__ = "eagerad.mindspore.nn"
+    Listed.__doc__ = f"MindSpore's ``nn.{core.__name__}``: parameters listed {listing}."
+    return Listed
 
 
-BatchNorm1d = _moving_first(_nn.BatchNorm1d)
-BatchNorm2d = _moving_first(_nn.BatchNorm2d)
+_MOVING_FIRST = ("moving_mean", "moving_variance", "gamma", "beta")
+BatchNorm1d = _listed(_nn.BatchNorm1d, _MOVING_FIRST, "moving_mean, moving_variance, gamma, beta")
+BatchNorm2d = _listed(_nn.BatchNorm2d, _MOVING_FIRST, "moving_mean, moving_variance, gamma, beta")
 
 
 class Embedding(_face_class(_nn.Embedding)):
@@ -610,27 +614,9 @@ class GroupNorm(_face_class(_nn.GroupNorm)):
         super().__init__(num_groups, num_channels, eps, affine, gamma_init, beta_init, dtype)
 
 
-def _by_kind_then_layer(core):
-    """``core`` (LSTM, GRU) listing its parameters as MindSpore: every layer's ``weight_ih``,
-    then every ``weight_hh``, ``bias_ih``, ``bias_hh``."""
-    kinds = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
-
-    class Recurrent(_face_class(core)):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            names = self._registry()[0]
-            rank = {n: (next((i for i, k in enumerate(kinds) if n.startswith(k)), len(kinds)), j)
-                    for j, n in enumerate(names)}
-            names.sort(key=rank.__getitem__)
-    Recurrent.__name__ = Recurrent.__qualname__ = core.__name__
-    Recurrent.__module__ = "eagerad.mindspore.nn"
-    Recurrent.__doc__ = (f"MindSpore's ``nn.{core.__name__}``: parameters listed kind by kind "
-                         "(all weight_ih, then weight_hh, bias_ih, bias_hh).")
-    return Recurrent
-
-
-LSTM = _by_kind_then_layer(_nn.LSTM)
-GRU = _by_kind_then_layer(_nn.GRU)
+_KIND_BY_KIND = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+LSTM = _listed(_nn.LSTM, _KIND_BY_KIND, "kind by kind (every layer's weight_ih, then weight_hh, ...)")
+GRU = _listed(_nn.GRU, _KIND_BY_KIND, "kind by kind (every layer's weight_ih, then weight_hh, ...)")
 
 
 class Conv1d(_face_class(_nn.Conv1d)):
