@@ -168,11 +168,13 @@ def mean(x, axis=None, keep_dims=False):
     >>> import eagerad.mindspore as ms
     >>> mean(ms.Tensor(np.array([1, 2, 4], np.int32)))
     Tensor(shape=[], dtype=Int32, value= 2)
+    >>> mean(ms.Tensor(np.array([True, False, False, False])))
+    Tensor(shape=[], dtype=Float32, value= 0.25)
     """
     axis = tuple(axis) if isinstance(axis, list) else axis
-    out = _core.mean(x, axis, keep_dims) if x.dtype.kind == "f" else \
-        _core.mean(x.astype(np.float64), axis, keep_dims)
-    return out if x.dtype.kind == "f" else out.astype(x.dtype)
+    if x.dtype.kind not in "iu":                  # floats; bools average as the core does
+        return _core.mean(x, axis, keep_dims)
+    return _core.mean(x.astype(np.float64), axis, keep_dims).astype(x.dtype)
 
 
 def prod(input, axis=None, keep_dims=False, dtype=None):
