@@ -218,3 +218,18 @@ def test_rprop_grows_and_shrinks_its_steps_with_the_gradient_sign():
         opt((T([g]),))
     # steps 0.1, then 0.12 (same sign), then the sign flips: the step shrinks and is skipped
     np.testing.assert_allclose(w.numpy(), [1.0 - 0.1 - 0.12], rtol=1e-6)
+
+
+def test_unfold_and_fold_match_pytorch_with_padding_stride_and_dilation():
+    torch = pytest.importorskip("torch")
+    x = np.random.RandomState(0).randn(2, 3, 5, 6).astype(np.float32)
+    kw = dict(kernel_size=(2, 3), dilation=(1, 2), padding=1, stride=(2, 1))
+    cols = ops.unfold(T(x), **kw)
+    want = torch.nn.functional.unfold(torch.tensor(x), **kw).numpy()
+    np.testing.assert_allclose(cols.numpy(), want, rtol=1e-6)
+    back = ops.fold(cols, (5, 6), **kw)
+    np.testing.assert_allclose(back.numpy(), torch.nn.functional.fold(
+        torch.tensor(want), (5, 6), **kw).numpy(), rtol=1e-5)
+    g = grad_of(lambda t: ops.unfold(t, **kw), T(x))[0]        # how many windows see each pixel
+    ones = torch.ones_like(torch.tensor(want))
+    np.testing.assert_allclose(g.numpy(), torch.nn.functional.fold(ones, (5, 6), **kw).numpy())

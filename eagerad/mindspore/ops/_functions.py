@@ -841,3 +841,53 @@ def lp_pool2d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
     k = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
     pooled = _core.avg_pool2d(x ** norm_type, k, stride, 0, ceil_mode)
     return (pooled * (k[0] * k[1])) ** (1.0 / norm_type)
+
+
+def _pair(v):
+    v = _np(v).tolist() if hasattr(v, "numpy") else v
+    return (int(v), int(v)) if np.ndim(v) == 0 else tuple(int(a) for a in v)
+
+
+def _patch_matrix(size, kernel_size, dilation, padding, stride):
+    """The 0/1 matrix (kh*kw*L, Hp*Wp) taking each sliding-window element to its pixel of
+    the padded image, with L the number of windows."""
+    (h, w), (kh, kw), (dh, dw) = _pair(size), _pair(kernel_size), _pair(dilation)
+    (ph, pw), (sh, sw) = _pair(padding), _pair(stride)
+    hp, wp = h + 2 * ph, w + 2 * pw
+    oh, ow = (hp - dh * (kh - 1) - 1) // sh + 1, (wp - dw * (kw - 1) - 1) // sw + 1
+    ki, kj = np.meshgrid(np.arange(kh) * dh, np.arange(kw) * dw, indexing="ij")
+    oi, oj = np.meshgrid(np.arange(oh) * sh, np.arange(ow) * sw, indexing="ij")
+    pixel = (ki.reshape(-1, 1) + oi.reshape(1, -1)) * wp + kj.reshape(-1, 1) + oj.reshape(1, -1)
+    m = np.zeros((pixel.size, hp * wp), dtype=np.float32)
+    m[np.arange(pixel.size), pixel.reshape(-1)] = 1
+    return m, (hp, wp), (ph, pw), kh * kw
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """The sliding windows of ``input`` (N, C, H, W) as columns (N, C*kh*kw, L) (im2col).
+
+    >>> import eagerad.mindspore as ms
+    >>> unfold(ms.ops.ones((1, 2, 3, 3)), 2).shape
+    (1, 8, 4)
+    """
+    n, c, h, w = input.shape
+    m, _, (ph, pw), k = _patch_matrix((h, w), kernel_size, dilation, padding, stride)
+    x = _core.pad(input, (pw, pw, ph, ph)) if ph or pw else input
+    cols = _core.matmul(x.reshape((n, c, -1)), _Tensor(m.T.astype(_np(input).dtype)))
+    return cols.reshape((n, c * k, -1))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Columns (N, C*kh*kw, L) summed back into an image (N, C, H, W) (col2im; the
+    adjoint of ``unfold``).
+
+    >>> import eagerad.mindspore as ms
+    >>> fold(ms.ops.ones((1, 4, 4)), (3, 3), 2).numpy()[0, 0].tolist()
+    [[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]
+    """
+    n = input.shape[0]
+    m, (hp, wp), (ph, pw), k = _patch_matrix(output_size, kernel_size, dilation, padding, stride)
+    c = input.shape[1] // k
+    image = _core.matmul(input.reshape((n, c, -1)), _Tensor(m.astype(_np(input).dtype)))
+    image = image.reshape((n, c, hp, wp))
+    return image[:, :, ph:hp - ph, pw:wp - pw]
