@@ -233,3 +233,13 @@ def test_unfold_and_fold_match_pytorch_with_padding_stride_and_dilation():
     g = grad_of(lambda t: ops.unfold(t, **kw), T(x))[0]        # how many windows see each pixel
     ones = torch.ones_like(torch.tensor(want))
     np.testing.assert_allclose(g.numpy(), torch.nn.functional.fold(ones, (5, 6), **kw).numpy())
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid_matches_pytorch(align_corners):
+    torch = pytest.importorskip("torch")
+    theta = np.array([[[0.8, 0.5, 0.1], [-0.5, 0.8, -0.2]]], dtype=np.float32)
+    got = ops.affine_grid(T(theta), (1, 1, 3, 4), align_corners=align_corners).numpy()
+    want = torch.nn.functional.affine_grid(torch.tensor(theta), [1, 1, 3, 4],
+                                           align_corners=align_corners).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
