@@ -243,3 +243,20 @@ def test_affine_grid_matches_pytorch(align_corners):
     want = torch.nn.functional.affine_grid(torch.tensor(theta), [1, 1, 3, 4],
                                            align_corners=align_corners).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_matches_pytorch_and_differentiates(align_corners):
+    torch = pytest.importorskip("torch")
+    rng = np.random.RandomState(1)
+    img = rng.randn(1, 2, 3, 4).astype(np.float32)
+    grid = rng.uniform(-1.2, 1.2, (1, 2, 3, 2)).astype(np.float32)    # some points outside
+    got = ops.grid_sample(T(img), T(grid), align_corners=align_corners)
+    ti, tg = torch.tensor(img, requires_grad=True), torch.tensor(grid, requires_grad=True)
+    want = torch.nn.functional.grid_sample(ti, tg, align_corners=align_corners)
+    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+    want.sum().backward()
+    gi, gg = grad_of(lambda a, b: ops.grid_sample(a, b, align_corners=align_corners),
+                     T(img), T(grid))
+    np.testing.assert_allclose(gi.numpy(), ti.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gg.numpy(), tg.grad.numpy(), rtol=1e-4, atol=1e-5)
