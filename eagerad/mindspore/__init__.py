@@ -20,6 +20,11 @@ a new ``nn.Cell``           inference mode (``set_train()``)          training m
 printing                    ``Tensor(shape=[2], dtype=Float32, ...)``  ``tensor([1., 2.])``
 ==========================  ========================================  ===========================
 
+More MindSpore-only rules (index dtypes, ``sort``/``median`` returns, gradients at kinks and
+ties, ``mean``/``full`` dtypes) are tabled in ``eagerad.mindspore.ops._semantics``, and the
+optimizers' update rules (``RMSProp``, ``AdamWeightDecay``, ``Adagrad``, ...) in
+``eagerad.mindspore.nn._optimizers``.
+
 >>> import eagerad.mindspore as ms
 >>> ms.grad(ms.ops.sin)(ms.Tensor(0.0))
 Tensor(shape=[], dtype=Float32, value= 1)
