@@ -85,7 +85,7 @@ def test_mindspore_spelling_keeps_mindspore_format():
     assert repr(ms.Tensor([21.536])) == "Tensor(shape=[1], dtype=Float32, value= [ 2.15359993e+01])"
     x = ms.Tensor([1.0, 2.0])
     y = ms.ops.mul(x, 2)
-    assert repr(y) == "Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00  4.00000000e+00])"
+    assert repr(y) == "Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00,  4.00000000e+00])"   # MindSpore 2.10
     assert str(y) == "[2. 4.]" and y.shape == (2,) and repr(y.shape) == "(2,)"
     w = ms.Parameter(ms.Tensor([1.0]), name="w")
     assert repr(w) == "Parameter (name=w, shape=(1,), dtype=Float32, requires_grad=True)"

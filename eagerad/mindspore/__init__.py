@@ -23,6 +23,11 @@ printing                    ``Tensor(shape=[2], dtype=Float32, ...)``  ``tensor(
 ==========================  ========================================  ====================
 
 
+More MindSpore-only rules (index dtypes, ``sort``/``median`` returns, gradients at kinks and
+ties, ``mean``/``full`` dtypes) are tabled in ``eagerad.mindspore.ops._semantics``, and the
+optimizers' update rules (``RMSProp``, ``AdamWeightDecay``, ``Adagrad``, ...) in
+``eagerad.mindspore.nn._optimizers``.
+
 >>> import eagerad.mindspore as ms
 >>> ms.grad(ms.ops.sin)(ms.Tensor(0.0))
 Tensor(shape=[], dtype=Float32, value= 1)
@@ -43,6 +48,7 @@ from ..serialization import save_checkpoint as _save_checkpoint
 from ..printing import set_printoptions  # noqa: F401
 from ._face import MINDSPORE, Parameter, Tensor, stamped  # noqa: F401
 from . import dataset, nn, ops, train  # noqa: E402
+from . import _tensor_methods  # noqa: E402,F401  (registers MindSpore's Tensor methods)
 from .train import Model  # noqa: E402,F401
 
 float_, int_ = float32, int64

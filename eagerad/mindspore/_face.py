@@ -3,7 +3,11 @@ meaning differs from PyTorch's (see the table in ``eagerad.mindspore``).
 
 >>> import eagerad.mindspore as ms
 >>> ms.Tensor([1.0, 2.0])
-Tensor(shape=[2], dtype=Float32, value= [ 1.00000000e+00  2.00000000e+00])
+Tensor(shape=[2], dtype=Float32, value= [ 1.00000000e+00,  2.00000000e+00])
+>>> ms.Tensor(np.array([[1, 2], [3, 4]], np.int32))
+Tensor(shape=[2, 2], dtype=Int32, value=
+[[1, 2],
+ [3, 4]])
 """
 import importlib
 
@@ -17,11 +21,25 @@ from ..printing import mindspore_repr
 _core = importlib.import_module("eagerad.tensor")   # (eagerad.tensor the name is the function)
 
 
+def _value_text(arr):
+    """The ``value=`` part as MindSpore 2.10 prints it: numpy's layout with ``, `` between
+    elements, floats in ``.8e`` (float16: ``.4e``), a scalar as ``%g``."""
+    if arr.ndim == 0:
+        return mindspore_repr(_core.Tensor(arr)).split("value=", 1)[1][:-1]
+    digits = 4 if arr.dtype == np.float16 else 8
+    fmt = {"float_kind": lambda v: f"{v: .{digits}e}"} if arr.dtype.kind == "f" else None
+    text = np.array2string(arr, separator=", ", formatter=fmt, threshold=1000)
+    return (" " if arr.ndim == 1 else "\n") + text
+
+
 def _repr(t):
     if isinstance(t, _core.Parameter):
         return (f"Parameter (name={t.name}, shape={tuple(t.shape)}, dtype={dt.ms_name(t.dtype)}, "
                 f"requires_grad={t.requires_grad})")
-    return mindspore_repr(t)
+    arr = t.numpy()
+    extra = "" if t._device.type == "cpu" else f", device={t._device}"
+    return (f"Tensor(shape={list(arr.shape)}, dtype={dt.ms_name(arr.dtype)}, "
+            f"value={_value_text(arr)}{extra})")
 
 
 def _str(t):

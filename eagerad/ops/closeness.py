@@ -5,7 +5,7 @@ atol + rtol * |b|``, NaNs equal only with ``equal_nan``; not differentiable.
 >>> eagerad.ops.allclose(eagerad.tensor([1.0, 2.0]), eagerad.tensor([1.0, 2.0 + 1e-9]))
 True
 """
-from .math import abs, as_tensor, isnan, logical_and, logical_or, where
+from .math import abs, as_tensor, isfinite, isnan, logical_and, logical_or, where
 from .registry import export
 
 
@@ -17,13 +17,16 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     >>> isclose(eagerad.tensor([1.0, float('nan')]), eagerad.tensor([1.1, float('nan')]),
     ...         equal_nan=True).tolist()
     [False, True]
+    >>> inf = float('inf'); isclose(eagerad.tensor([inf, -inf]), eagerad.tensor([inf, inf])).tolist()
+    [True, False]
     """
     a = as_tensor(input)
     b = as_tensor(other, like=a)
     with_nan = logical_and(isnan(a), isnan(b)) if equal_nan else None
     exact = a == b
     diff = abs(where(exact, 0, a - b))          # inf - inf would be nan
-    close = logical_or(exact, diff <= atol + rtol * abs(b))
+    finite = logical_and(isfinite(a), isfinite(b))   # inf vs -inf: inf <= inf, not close
+    close = logical_or(exact, logical_and(finite, diff <= atol + rtol * abs(b)))
     return logical_or(close, with_nan) if with_nan is not None else close
 
 

@@ -417,10 +417,16 @@ def flatten(x, start_dim=0, end_dim=-1):
 
     >>> flatten(eagerad.zeros(2, 3, 4)).shape, flatten(eagerad.zeros(2, 3, 4), 1).shape
     ((24,), (2, 12))
+    >>> flatten(eagerad.zeros(2, 3), 1).shape      # start_dim == end_dim: nothing to merge
+    (2, 3)
     """
     if x.ndim == 0:
         return reshape(x, (1,))
-    s, e = normalize_axis((start_dim, end_dim), x.ndim, "dims")
+    (s,), (e,) = normalize_axis(start_dim, x.ndim, "start_dim"), normalize_axis(end_dim, x.ndim,
+                                                                                "end_dim")
+    if s > e:
+        raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} "
+                         f"for a tensor of {x.ndim} axes")
     return reshape(x, x.shape[:s] + (-1,) + x.shape[e + 1:])
 
 

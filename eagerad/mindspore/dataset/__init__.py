@@ -3,7 +3,7 @@
 >>> import numpy as np, eagerad.mindspore as ms
 >>> pipe = ms.dataset.NumpySlicesDataset({'x': np.arange(4.0)}, shuffle=False).batch(2)
 >>> next(pipe.create_dict_iterator())['x']
-Tensor(shape=[2], dtype=Float64, value= [ 0.00000000e+00  1.00000000e+00])
+Tensor(shape=[2], dtype=Float64, value= [ 0.00000000e+00,  1.00000000e+00])
 """
 from ...dataset import Dataset, config, transforms, vision  # noqa: F401
 from ...dataset import GeneratorDataset as _generator, NumpySlicesDataset as _slices

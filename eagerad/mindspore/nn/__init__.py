@@ -8,7 +8,7 @@ MindSpore's signature where the frameworks' differ (``Dropout(keep_prob)``,
 
 >>> import eagerad.mindspore as ms
 >>> [p.name for p in ms.nn.BatchNorm2d(3).get_parameters()]
-['gamma', 'beta', 'moving_mean', 'moving_variance']
+['moving_mean', 'moving_variance', 'gamma', 'beta']
 >>> ms.nn.Dropout(0.8).p
 0.19999999999999996
 """
@@ -47,7 +47,7 @@ _CELLS = """Dense Identity Flatten Dropout SequentialCell CellList ReLU Sigmoid 
     NLLLoss SoftmaxCrossEntropyWithLogits LossBase GRU LSTM AdaptiveAvgPool2d AvgPool2d
     BatchNorm1d BatchNorm2d Conv1d Conv2d Conv2dTranspose Embedding GroupNorm LayerNorm
     MaxPool2d WithLossCell TrainOneStepWithLossScaleCell LeakyReLU GELU
-    SmoothL1Loss""".split()
+    SmoothL1Loss MultiheadAttention""".split()
 for _name in _CELLS:
     globals()[_name] = _face_class(getattr(_nn, _name))
 del _name
@@ -57,6 +57,17 @@ from ...nn import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Momentum, NAdam,
                    LearningRateSchedule, NaturalExpDecayLR, PolynomialDecayLR, WarmUpLR,
                    cosine_decay_lr, exponential_decay_lr, inverse_decay_lr, natural_exp_decay_lr,
                    piecewise_constant_lr, polynomial_decay_lr, warmup_lr, get_activation)
+
+from ._cells import (AdaptiveMaxPool2d, AvgPool1d, BatchNorm1d, BatchNorm2d,  # noqa: E402,F401
+                     BiDense, ClipByNorm, ConstantPad2d, Conv1d, CosineEmbeddingLoss, DiceLoss, Dropout2d,
+                     Embedding, FocalLoss, GaussianNLLLoss, GLU, GroupNorm, GRU, LSTM, Hardtanh, HShrink, KLDivLoss,
+                     MarginRankingLoss, MaxPool1d, MultiLabelSoftMarginLoss, MultiMarginLoss, Norm,
+                     OneHot, PixelShuffle, PoissonNLLLoss, PReLU, ReflectionPad2d, GRUCell, LSTMCell, RNN,
+                     RNNCell,
+                     SoftmaxCrossEntropyWithLogits, Softmin, SoftShrink, Threshold, Tril, Triu,
+                     Upsample, ZeroPad2d)
+from ._optimizers import (ASGD, AdaMax, Adagrad, AdamWeightDecay,  # noqa: E402,F401
+                          ProximalAdagrad, RMSProp, Rprop)
 from ...distributed.grad_reducer import DistributedGradReducer as _GradReducer  # noqa: E402
 DistributedGradReducer = _face_class(_GradReducer)
 

@@ -7,7 +7,6 @@
 from ...ops import *  # noqa: F401,F403
 from ...ops import registry as _registry
 from ...ops import shape as _shape, statistics as _stats
-from ...ops import max as _max, min as _min, argmax as _argmax, argmin as _argmin
 from ...transforms import GradOperation  # noqa: F401
 from .._face import stamped
 
@@ -21,23 +20,6 @@ for _name in ("ones", "zeros", "full", "arange", "eye", "linspace", "rand", "ran
               "ones_like", "zeros_like", "full_like"):
     if _name in globals():
         globals()[_name] = stamped(globals()[_name])
-
-
-def _extremum(reduce, arg, name):
-    def fn(input, axis=None, keepdims=False, *, initial=None, where=None):
-        """MindSpore's ``ops.{0}``: ``(values, indices)`` along ``axis`` (all axes when None)."""
-        if axis is None:
-            flat = input.reshape(-1)
-            return (reduce(flat, 0, keepdims=False), arg(flat, 0)) if not keepdims \
-                else (reduce(input, None, keepdims=True), arg(flat, 0).reshape((1,) * input.ndim))
-        return reduce(input, axis, keepdims=keepdims), arg(input, axis, keepdims=keepdims)
-    fn.__name__ = name
-    fn.__doc__ = fn.__doc__.format(name)
-    return fn
-
-
-max = _extremum(_max, _argmax, "max")
-min = _extremum(_min, _argmin, "min")
 
 
 def flatten(input, order="C", *, start_dim=1, end_dim=-1):
@@ -68,6 +50,19 @@ def var(input, axis=None, ddof=0, keepdims=False):
     Tensor(shape=[], dtype=Float32, value= 1.25)
     """
     return _stats.var(input, axis, ddof, keepdims)
+
+
+def _take_public(module):
+    """The public functions of a face module, as names of ``mindspore.ops``."""
+    globals().update({name: value for name, value in vars(module).items()
+                      if not name.startswith("_") and callable(value)
+                      and getattr(value, "__module__", "").startswith("eagerad")})
+
+
+from . import _functions, _semantics  # noqa: E402
+_take_public(_functions)
+_take_public(_semantics)
+
 from ...distributed.primitives import (AllGather, AllReduce, Broadcast,  # noqa: E402,F401
                                        ReduceScatter)
 from ...distributed.collectives import ReduceOp  # noqa: E402,F401
