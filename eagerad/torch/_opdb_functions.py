@@ -124,14 +124,14 @@ __all__ += ["concat", "concatenate"]
 
 
 @_public
-def stack(tensors, dim=0, *, out=None):
-    """``torch.stack(tensors, dim=0)``.
+def stack(tensors, dim=0, *, axis=None, out=None):
+    """``torch.stack(tensors, dim=0)`` (``axis=``, numpy's name, as PyTorch accepts it).
 
     >>> import eagerad.torch as torch
     >>> torch.stack([torch.ones(2), torch.zeros(2)], dim=1).shape
     torch.Size([2, 2])
     """
-    return _ops.stack(list(tensors), dim)
+    return _ops.stack(list(tensors), dim if axis is None else axis)
 
 
 @_public
