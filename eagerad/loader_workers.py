@@ -127,10 +127,9 @@ class WorkerPool:
         self.requests = [context.Queue() for _ in range(num_workers)]
         self.results = context.Queue()
         job = dict(job, num_workers=num_workers)
-        self.processes = [context.Process(target=_worker_loop, daemon=True,
-                                          args=(job, w, base_seed + w, self.requests[w],
-                                                self.results))
-                          for w in range(num_workers)]
+        self.processes = [context.Process(target=_worker_loop, daemon=True, args=(
+            job, w, (base_seed + w) % 2 ** 32, self.requests[w], self.results))
+            for w in range(num_workers)]
         for p in self.processes:
             p.start()
         self._stash = {}
