@@ -225,3 +225,35 @@ def test_bilinear():
     check(torch.nn.Bilinear(3, 4, 5), et.nn.Bilinear(3, 4, 5), x(2, 3), x(2, 4, seed=2))
     check(torch.nn.Bilinear(3, 4, 5, bias=False), et.nn.Bilinear(3, 4, 5, bias=False),
           x(6, 3), x(6, 4, seed=2))
+
+
+def test_nn_modules_import_paths():
+    from eagerad.torch.nn.modules.linear import Linear
+    from eagerad.torch.nn.modules.module import Module
+    from eagerad.torch.nn.modules import activation, batchnorm, container, conv, dropout, loss, rnn, transformer
+    assert Linear is et.nn.Linear and Module is et.nn.Module and rnn.GRUCell is et.nn.GRUCell
+    assert transformer.Transformer is et.nn.Transformer and conv.Conv2d is et.nn.Conv2d
+    assert (activation.ReLU, batchnorm.BatchNorm2d, container.Sequential, dropout.Dropout,
+            loss.MSELoss) == (et.nn.ReLU, et.nn.BatchNorm2d, et.nn.Sequential, et.nn.Dropout,
+                              et.nn.MSELoss)
+    for sub, names in et.nn.modules._SUBMODULES.items():      # every name is PyTorch's path too
+        torch_sub = __import__(f"torch.nn.modules.{sub}", fromlist=["_"])
+        assert all(hasattr(torch_sub, n) for n in names.split()), sub
+
+
+def test_data_parallel_runs_the_module():
+    inner = et.nn.Linear(3, 2)
+    net = et.nn.parallel.DataParallel(inner)
+    x_ = et.tensor(x(4, 3))
+    np.testing.assert_array_equal(net(x_).numpy(), inner(x_).numpy())
+    assert list(net.state_dict()) == ["module.weight", "module.bias"]
+    net(x_).sum().backward()
+    np.testing.assert_allclose(inner.weight.grad.numpy(), np.tile(x(4, 3).sum(0), (2, 1)),
+                               rtol=1e-6)
+
+
+def test_onnx_and_tensorboard_say_what_is_missing():
+    with pytest.raises(NotImplementedError, match="ONNX export is not supported by eagerad"):
+        et.onnx.export(et.nn.Linear(2, 2), (et.ones(1, 2),), "model.onnx")
+    with pytest.raises(ImportError, match="tensorboard"):
+        from eagerad.torch.utils.tensorboard import SummaryWriter  # noqa: F401

@@ -164,6 +164,7 @@ def numel(input):
 
 from . import autograd, cuda, func, linalg, nn, optim, special, utils, backends  # noqa: E402
 from . import serialization  # noqa: E402
+from . import onnx  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 

@@ -57,4 +57,6 @@ for _name in _LAYERS:
     globals()[_name] = _face_class(getattr(_nn, _name))
 del _name
 
-__all__ = ["Module", "Parameter", "functional", "init", "utils"] + _LAYERS
+from . import modules, parallel  # noqa: E402  (after the layers they re-export)
+
+__all__ = ["Module", "Parameter", "functional", "init", "modules", "parallel", "utils"] + _LAYERS
