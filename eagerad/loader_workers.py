@@ -8,7 +8,6 @@ a worker is raised again in the main process, naming the worker.
 True
 """
 import collections
-import multiprocessing
 import queue
 import random
 import traceback
@@ -122,6 +121,7 @@ class WorkerPool:
 
     def __init__(self, job, num_workers, base_seed, context=None, timeout=0):
         if context is None or isinstance(context, str):
+            import multiprocessing          # here: importing eagerad stays light
             context = multiprocessing.get_context(context or "fork")
         self.timeout = timeout
         self.requests = [context.Queue() for _ in range(num_workers)]

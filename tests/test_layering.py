@@ -33,7 +33,8 @@ LAYERS = [
     {"transforms", "functional", "vectorize", "func", "autograd_functional", "tree", "checkpoint",
      "custom"},
     {"nn", "amp", "optim", "data", "serialization", "viz", "linalg", "cuda", "accelerator",
-     "utils", "train", "safe_format", "atomic", "file_kinds"},
+     "utils", "train", "safe_format", "atomic", "file_kinds",
+     "samplers", "loader_workers", "dataset_ops", "distributed"},
     {"__init__"},
     {"torch", "mindspore"},     # the faces: they may import everything, nothing imports them
 ]
