@@ -257,3 +257,24 @@ def test_onnx_and_tensorboard_say_what_is_missing():
         et.onnx.export(et.nn.Linear(2, 2), (et.ones(1, 2),), "model.onnx")
     with pytest.raises(ImportError, match="tensorboard"):
         from eagerad.torch.utils.tensorboard import SummaryWriter  # noqa: F401
+
+
+def test_transformer_decoder_layer_padding_masks():
+    tgt_pad, mem_pad = np.zeros((2, 4), bool), np.zeros((2, 6), bool)
+    tgt_pad[0, 3], mem_pad[1, 4:] = True, True
+    mem_mask = np.zeros((4, 6))
+    mem_mask[0, 1] = -np.inf
+    tgt_pad, mem_pad = (np.where(m, -np.inf, 0.0) for m in (tgt_pad, mem_pad))  # float, as the masks
+    kw = dict(tgt_key_padding_mask=tgt_pad, memory_key_padding_mask=mem_pad,
+              memory_mask=mem_mask, tgt_is_causal=True)
+    tk = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    tk["tgt_mask"] = torch.nn.Transformer.generate_square_subsequent_mask(4, dtype=torch.float64)
+    ek = {k: et.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    check(torch.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True),
+          et.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True),
+          x(2, 4, 8), x(2, 6, 8, seed=2), t=tk, e=ek)
+
+
+def test_transformer_refuses_mismatched_batches():
+    with pytest.raises(ValueError, match="same batch size"):
+        et.nn.Transformer(8, 2, 1, 1, 16)(et.ones(5, 2, 8), et.ones(4, 3, 8))

@@ -244,6 +244,10 @@ class Transformer(Cell):
         >>> Transformer(2, 1, 1, 1, 4).construct(eagerad.ones(3, 1, 2), eagerad.ones(2, 1, 2)).shape
         (2, 1, 2)
         """
+        axis = 0 if self.batch_first else 1
+        if src.ndim == 3 and tgt.ndim == 3 and src.shape[axis] != tgt.shape[axis]:
+            raise ValueError(f"Transformer: src {src.shape} and tgt {tgt.shape} must have the "
+                             f"same batch size (axis {axis}, batch_first={self.batch_first})")
         if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
             raise ValueError(f"Transformer: the feature size of src {src.shape} and tgt "
                              f"{tgt.shape} must be d_model={self.d_model}")
