@@ -17,6 +17,45 @@ def _permutation(n):
     return np.argsort(rand(n, dtype=float64).numpy(), kind="stable") if n else np.arange(0)
 
 
+class Generator:
+    """PyTorch's ``torch.Generator`` for the data pipeline (``random_split``, samplers,
+    ``DataLoader(generator=)``): a seedable random stream whose state advances with use.
+
+    >>> g = Generator().manual_seed(42); g.initial_seed()
+    42
+    >>> float(as_rng(g).random()) == float(np.random.default_rng(42).random())
+    True
+    """
+
+    def __init__(self, device="cpu"):
+        self.device = device
+        self.manual_seed(int(np.random.SeedSequence().entropy % 2 ** 63))
+
+    def manual_seed(self, seed):
+        """Restart the stream from ``seed``; returns the generator (PyTorch's chaining)."""
+        self._seed = int(seed)
+        self._numpy_rng = np.random.default_rng(self._seed)
+        return self
+
+    def initial_seed(self):
+        """The seed the stream started from."""
+        return self._seed
+
+    def seed(self):
+        """Reseed from fresh entropy; returns the new seed."""
+        self.manual_seed(int(np.random.SeedSequence().entropy % 2 ** 63))
+        return self._seed
+
+    def get_state(self):
+        """The stream's state (to ``set_state`` later)."""
+        return dict(self._numpy_rng.bit_generator.state)
+
+    def set_state(self, state):
+        """Go back to a state from ``get_state``."""
+        self._numpy_rng.bit_generator.state = state
+        return self
+
+
 def as_rng(generator):
     """A ``numpy.random.Generator`` for ``generator=``: itself, a seeded one for an int,
     the seed of an object with ``initial_seed()``, or one seeded from eagerad's global seed.
@@ -26,6 +65,8 @@ def as_rng(generator):
     """
     if isinstance(generator, np.random.Generator):
         return generator
+    if isinstance(generator, Generator):
+        return generator._numpy_rng
     if isinstance(generator, (int, np.integer)) and not isinstance(generator, bool):
         return np.random.default_rng(int(generator))
     if generator is None:

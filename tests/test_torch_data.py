@@ -178,3 +178,18 @@ def test_misuse():
         DataLoader(Squares(), prefetch_factor=2)
     with pytest.raises(ValueError, match="batch_size"):
         DataLoader(Squares(), batch_size=0)
+
+
+def test_generator_advances_and_reseeds():
+    g = torch.Generator().manual_seed(42)
+    first = random_split(Squares(), [5, 5], generator=g)[0].indices
+    second = random_split(Squares(), [5, 5], generator=g)[0].indices
+    assert first != second                                   # the stream moved on
+    again = random_split(Squares(), [5, 5], generator=torch.Generator().manual_seed(42))
+    assert again[0].indices == first
+    g = torch.Generator().manual_seed(3)
+    state = g.get_state()
+    a = list(RandomSampler(range(8), generator=g))
+    assert list(RandomSampler(range(8), generator=g.set_state(state))) == a
+    loader = DataLoader(Squares(), batch_size=5, shuffle=True, generator=torch.Generator().manual_seed(0))
+    assert sorted(i for _, idx in loader for i in idx.numpy().tolist()) == list(range(10))
