@@ -15,9 +15,7 @@ autograd layer itself never imports the transforms).
 >>> jacobian(lambda x: x ** 2, eagerad.tensor([1.0, 2.0])).tolist()
 [[2.0, 0.0], [0.0, 4.0]]
 """
-from . import func as _func, tree
-from .autograd.engine import backward as _engine_backward
-from .autograd.grad_mode import enable_grad
+from . import func as _func, reverse, tree
 from .tensor import Tensor, ones_like
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
@@ -53,13 +51,9 @@ def _finish(result, create_graph):
 
 def _check_strict(func, xs, fn_name):
     """``strict=True``: every input must reach the output through the graph."""
-    leaves = tuple(x.detach().requires_grad_() for x in xs)
-    with enable_grad():
-        outs, _ = _as_tuple(func(*leaves), "outputs of the user-provided function", fn_name)
-    live = [o for o in outs if o._requires_grad]
-    grads = _engine_backward(live, [ones_like(o) for o in live], False, False, list(leaves),
-                             True) if live else [None] * len(leaves)
-    for i, g in enumerate(grads):
+    out, tr = reverse.trace(func, xs)
+    outs, _ = _as_tuple(out, "outputs of the user-provided function", fn_name)
+    for i, g in enumerate(tr.pull(outs, [ones_like(o) for o in outs], False, fill=False)):
         if g is None:
             raise RuntimeError(f"The output of the user-provided function is independent of input "
                                f"{i}. This is not allowed in strict mode.")

@@ -3,8 +3,9 @@ the segment during backward (PyTorch's ``torch.utils.checkpoint``, MindSpore's
 ``Cell.recompute()``).  Memory of a deep network falls from one activation per layer to
 one per segment, for one extra forward pass of each segment.
 
-The recomputation runs on aliases of the inputs, so the segment's gradient flows into
-the rest of the graph as usual, and with ``create_graph=True`` it is recorded and can be
+The recomputation runs through ``eagerad.reverse`` (the reverse-mode core every
+transform uses) on aliases of the inputs, so the segment's gradient flows into the rest
+of the graph as usual, and with ``create_graph=True`` it is recorded and can be
 differentiated again.
 
 >>> import eagerad
@@ -13,12 +14,10 @@ differentiated again.
 >>> y.backward(); [round(v, 6) for v in x.grad.tolist()]     # sin x + x cos x
 [1.381773, 0.077004]
 """
-from .autograd import Function, enable_grad
-from .autograd import grad as _grad
+from . import reverse, tree
+from .autograd import Function
 from .autograd.grad_mode import is_grad_enabled
-from .ops.shape import alias
 from .tensor import Tensor
-from . import tree
 
 
 class _Recompute(Function):
@@ -41,17 +40,17 @@ class _Recompute(Function):
         saved = iter(ctx.saved_tensors)      # the caller's tensors, checked for in-place changes
         leaves = [next(saved) if isinstance(a, Tensor) else a for a in ctx.leaves]
         wrt = [i for i, a in enumerate(leaves) if isinstance(a, Tensor) and a.requires_grad]
-        with enable_grad():
-            for i in wrt:
-                leaves[i] = alias(leaves[i])     # the gradient is captured here, not below
-            outs = tree.leaves(ctx.spec["fn"](*tree.unflatten(ctx.spec["args"], leaves)))
-        live = [(o, g) for o, g in zip(outs, grads) if o.requires_grad]
+
+        def segment(*variables):
+            call = list(leaves)
+            for i, v in zip(wrt, variables):
+                call[i] = v
+            return tree.leaves(ctx.spec["fn"](*tree.unflatten(ctx.spec["args"], call)))
+        # the reverse-mode core, on the physical tensors of the engine's walk (no vmap level)
+        outs, tr = reverse.trace(segment, [leaves[i] for i in wrt], levels=[])
         result = [None] * (1 + len(leaves))
-        if live and wrt:
-            found = _grad([o for o, _ in live], [leaves[i] for i in wrt], [g for _, g in live],
-                          create_graph=is_grad_enabled(), allow_unused=True)
-            for i, g in zip(wrt, found):
-                result[1 + i] = g
+        for i, g in zip(wrt, tr.pull(outs, grads, None, fill=False)):
+            result[1 + i] = g
         return tuple(result)
 
 

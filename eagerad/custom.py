@@ -26,15 +26,21 @@ sample.
 1.0
 """
 import functools
+import threading
 
-from . import tree
+from . import reverse, tree
 from .autograd import batching, forward_ad
-from .autograd.engine import _edge_of, backward as _engine_backward
-from .autograd.grad_mode import enable_grad, no_grad, state as grad_state
+from .autograd.engine import _edge_of
+from .autograd.grad_mode import no_grad, state as grad_state
 from .autograd.node import Node
 from .tensor import Tensor, zeros_like
 
 __all__ = ["custom_jvp", "custom_vjp"]
+
+
+class _Depth(threading.local):
+    """A per-thread nesting count."""
+    value = 0
 
 
 def _batched(args):
@@ -52,16 +58,6 @@ def _per_sample(fn, args):
         return tuple(out_leaves)
     result = batching.apply_per_sample(flat, tuple(leaves))
     return out_def[-1].unflatten(result)
-
-
-def _without_tangents(fn, *args):
-    """``fn(*args)`` with every forward-mode level switched off."""
-    saved = list(forward_ad.levels)
-    forward_ad.levels.clear()
-    try:
-        return fn(*args)
-    finally:
-        forward_ad.levels.extend(saved)
 
 
 def _record(name, leaves, out, backward):
@@ -147,7 +143,9 @@ class custom_vjp(_Custom):
     def __init__(self, fun, nondiff_argnums=()):
         super().__init__(fun, nondiff_argnums)
         self.fwd = self.bwd = None
-        self._in_fwd = 0      # fwd calling the function itself gets the plain primal
+        self._in_fwd = _Depth()   # fwd calling the function itself gets the plain primal
+        # (per thread: another thread's fwd running at the same time must not switch
+        # this call's rule off)
 
     def defvjp(self, fwd, bwd):
         """Set the rule: ``fwd(*args) -> (out, residuals)``, ``bwd(res, g) -> grads``.
@@ -162,14 +160,14 @@ class custom_vjp(_Custom):
                             f"({self.__name__}).")
         diff, kept = self._split(args)
         leaves = tree.leaves(tuple(args[i] for i in diff))
-        if self._in_fwd or not (grad_state.enabled and any(
+        if self._in_fwd.value or not (grad_state.enabled and any(
                 isinstance(a, Tensor) and a._requires_grad for a in leaves)):
             return self.fun(*args)
-        self._in_fwd += 1
+        self._in_fwd.value += 1
         try:
             out, res = self.fwd(*args)
         finally:
-            self._in_fwd -= 1
+            self._in_fwd.value -= 1
 
         def backward(g):
             grads = self.bwd(*kept, res, g)
@@ -218,7 +216,7 @@ class custom_jvp(_Custom):
         diff_args = tuple(args[i] for i in diff)
         leaves, leaves_def = tree.flatten(diff_args)
         with no_grad():
-            out = _without_tangents(self.fun, *args)
+            out = forward_ad.without_tangents(self.fun, *args)
         if grad_state.enabled and any(isinstance(a, Tensor) and a._requires_grad for a in leaves):
             out = _record(f"CustomJvp{_title(self.__name__)}Backward", leaves, out,
                           lambda g: self._transpose(args, leaves, leaves_def, g))
@@ -234,21 +232,24 @@ class custom_jvp(_Custom):
         return out
 
     def _transpose(self, args, leaves, leaves_def, g):
-        """Gradients of ``<g, tangent_out>`` w.r.t. the tangents: the rule's transpose."""
-        create = grad_state.enabled
-        variables = [zeros_like(a) if isinstance(a, Tensor) else None for a in leaves]
-        for v in variables:
-            if v is not None:
-                v._requires_grad = True
-        with enable_grad():
-            _, t_out = self._apply_rule(args, leaves_def.unflatten(variables))  # tangents of
-            # enclosing forward levels flow through: forward-over-reverse sees the rule move
-        pairs = [(t, c) for t, c in zip(tree.leaves(t_out), tree.leaves(g))
-                 if isinstance(t, Tensor) and t._requires_grad]
-        wanted = [v for v in variables if v is not None]
-        grads = iter(_engine_backward([t for t, _ in pairs], [c for _, c in pairs], None, create,
-                                      wanted, True) if pairs else [None] * len(wanted))
-        flat = [next(grads) if v is not None else None for v in variables]
+        """Gradients of ``<g, tangent_out>`` w.r.t. the tangents: the rule's transpose, by the
+        reverse-mode core on zero tangents (this runs inside the engine's walk, on the
+        physical tensors: no vmap level applies)."""
+        where = [i for i, a in enumerate(leaves) if isinstance(a, Tensor)]
+
+        def tangent_out(*ts):
+            full = [None] * len(leaves)
+            for i, t in zip(where, ts):
+                full[i] = t
+            return tree.leaves(self._apply_rule(args, leaves_def.unflatten(full))[1])
+        # tangents of enclosing forward levels flow through the rule's primals:
+        # forward-over-reverse sees the rule move
+        t_out, tr = reverse.trace(tangent_out, [zeros_like(leaves[i]) for i in where], levels=[])
+        pairs = [(t, c) for t, c in zip(t_out, tree.leaves(g)) if isinstance(t, Tensor)]
+        found = tr.pull([t for t, _ in pairs], [c for _, c in pairs], None, fill=False)
+        flat = [None] * len(leaves)
+        for i, grad in zip(where, found):
+            flat[i] = grad
         return _fit(flat, leaves, f"custom_jvp {self.__name__}: rule")
 
 

@@ -1,11 +1,11 @@
-"""Feeding data to a training loop, in both faces, plus a progress bar.
+"""Feeding data to a training loop PyTorch's way, plus a progress bar.
 
-PyTorch: ``TensorDataset`` / any ``Dataset`` (``__getitem__`` + ``__len__``) and a
+``TensorDataset`` / any ``Dataset`` (``__getitem__`` + ``__len__``) and a
 ``DataLoader`` with ``batch_size``, ``shuffle`` (seeded by ``generator=`` or
-eagerad's global seed), ``drop_last`` and ``collate_fn``.  MindSpore:
-``NumpySlicesDataset`` / ``GeneratorDataset`` with chained ``.shuffle(n).batch(n)`` and
-``create_tuple_iterator()`` / ``create_dict_iterator()``.  Batches stack samples
+eagerad's global seed), ``drop_last`` and ``collate_fn``.  Batches stack samples
 into Tensors (numbers and arrays alike); tuples and dicts keep their structure.
+MindSpore's pipelines (``NumpySlicesDataset``, ``GeneratorDataset``, ``map``/``batch``,
+vision transforms) live in ``eagerad.dataset``.
 
 >>> import numpy as np
 >>> x, y = np.arange(10.0).reshape(5, 2), np.arange(5)
@@ -267,141 +267,6 @@ class DataLoader:
         if pool is not None:
             self._pool = None
             pool.shutdown()
-
-
-# ------------------------------------------------------------------ MindSpore face
-
-class _Pipeline:
-    """MindSpore's chained dataset operations over a list of column tuples."""
-
-    def __init__(self, rows, column_names, shuffle_seed=None):
-        self._rows, self.column_names = rows, list(column_names)
-        self._batch, self._drop = None, False
-        self._shuffle = shuffle_seed
-
-    def _copy(self, **changes):
-        new = _Pipeline(self._rows, self.column_names, self._shuffle)
-        new._batch, new._drop = self._batch, self._drop
-        new.__dict__.update(changes)
-        return new
-
-    def shuffle(self, buffer_size):
-        """A dataset yielding the rows in a new random order each epoch.
-
-        >>> ds = NumpySlicesDataset(np.arange(4), shuffle=False).shuffle(4)
-        >>> sorted(int(r[0]) for r in ds.create_tuple_iterator())
-        [0, 1, 2, 3]
-        """
-        if buffer_size < 1:
-            raise ValueError(f"buffer_size must be >= 1, got {buffer_size}")
-        return self._copy(_shuffle=True)
-
-    def batch(self, batch_size, drop_remainder=False):
-        """A dataset of batches of ``batch_size`` rows (stacked per column).
-
-        >>> ds = NumpySlicesDataset({'x': np.arange(5)}, shuffle=False).batch(2, drop_remainder=True)
-        >>> [d['x'].tolist() for d in ds.create_dict_iterator()]
-        [[0, 1], [2, 3]]
-        """
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-        return self._copy(_batch=batch_size, _drop=drop_remainder)
-
-    def get_dataset_size(self):
-        """Number of rows (or batches) per epoch.
-
-        >>> NumpySlicesDataset(np.arange(5), shuffle=False).batch(2).get_dataset_size()
-        3
-        """
-        n = len(self._rows)
-        if self._batch is None:
-            return n
-        return n // self._batch if self._drop else -(-n // self._batch)
-
-    def create_tuple_iterator(self, num_epochs=1, output_numpy=False):
-        """Rows (or batches) as lists of Tensors, one per column.
-
-        >>> next(NumpySlicesDataset((np.ones(2), np.zeros(2)), shuffle=False).create_tuple_iterator())
-        [tensor(1., dtype=eagerad.float64), tensor(0., dtype=eagerad.float64)]
-        """
-        for row in self._iterate():
-            yield [np.asarray(c) if output_numpy else Tensor(np.asarray(c)) for c in row]
-
-    def create_dict_iterator(self, num_epochs=1, output_numpy=False):
-        """Rows (or batches) as dicts keyed by column name.
-
-        >>> next(NumpySlicesDataset({'a': [1, 2]}, shuffle=False).create_dict_iterator())['a'].item()
-        1
-        """
-        for row in self.create_tuple_iterator(num_epochs, output_numpy):
-            yield dict(zip(self.column_names, row))
-
-    def __iter__(self):
-        return self.create_tuple_iterator()
-
-    def __len__(self):
-        return self.get_dataset_size()
-
-    def _iterate(self):
-        order = np.arange(len(self._rows))
-        if self._shuffle:
-            order = _permutation(len(order))
-        if self._batch is None:
-            for i in order:
-                yield self._rows[i]
-            return
-        for start in range(0, len(order), self._batch):
-            idx = order[start:start + self._batch]
-            if len(idx) < self._batch and self._drop:
-                return
-            yield [np.stack([np.asarray(self._rows[i][c]) for i in idx])
-                   for c in range(len(self.column_names))]
-
-
-def _columns(data, column_names):
-    """(columns, names): a dict names its columns, a tuple is several columns, anything
-    else one column (MindSpore's convention)."""
-    if isinstance(data, dict):
-        return list(data.values()), list(data.keys())
-    columns = list(data) if isinstance(data, tuple) else [data]
-    names = list(column_names) if column_names else [f"column_{i}" for i in range(len(columns))]
-    if len(names) != len(columns):
-        raise ValueError(f"column_names has {len(names)} names for {len(columns)} columns")
-    return columns, names
-
-
-def NumpySlicesDataset(data, column_names=None, shuffle=True):
-    """MindSpore's ``ds.NumpySlicesDataset``: slices of arrays along the first axis
-    (a dict gives named columns, a tuple several columns).
-
-    >>> ds = NumpySlicesDataset((np.arange(3), np.arange(3) * 2), ['x', 'y'], shuffle=False)
-    >>> [(int(x), int(y)) for x, y in ds.create_tuple_iterator()]
-    [(0, 0), (1, 2), (2, 4)]
-    """
-    columns, names = _columns(data, column_names)
-    columns = [c.numpy() if isinstance(c, Tensor) else np.asarray(c) for c in columns]
-    rows = list(zip(*columns))
-    return _Pipeline(rows, names, True if shuffle else None)
-
-
-def GeneratorDataset(source, column_names=None, shuffle=True):
-    """MindSpore's ``ds.GeneratorDataset`` over a random-access source (``__getitem__`` +
-    ``__len__``) or an iterable/generator function of tuples.
-
-    >>> ds = GeneratorDataset(lambda: ((i, i * i) for i in range(3)), ['x', 'x2'], shuffle=False)
-    >>> [int(d['x2']) for d in ds.create_dict_iterator()]
-    [0, 1, 4]
-    """
-    if hasattr(source, "__getitem__") and hasattr(source, "__len__"):
-        rows = [source[i] for i in range(len(source))]
-    else:
-        rows = list(source() if callable(source) else source)
-    rows = [tuple(r) if isinstance(r, (tuple, list)) else (r,) for r in rows]
-    width = len(rows[0]) if rows else len(column_names or ())
-    names = list(column_names) if column_names else [f"column_{i}" for i in range(width)]
-    if rows and len(names) != width:
-        raise ValueError(f"column_names has {len(names)} names for rows of {width} columns")
-    return _Pipeline(rows, names, True if shuffle else None)
 
 
 # ------------------------------------------------------------------ progress

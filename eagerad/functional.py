@@ -1,6 +1,7 @@
 """Composable transforms on any callable: vjp, jvp, jacrev, jacfwd, hessian.
 
-``vjp`` runs the backward engine; ``jvp`` is true forward mode (tangents pushed
+``vjp`` runs the reverse-mode core every transform shares (``eagerad.reverse``: one
+engine walk, one ``create_graph`` policy); ``jvp`` is true forward mode (tangents pushed
 through each op's jvp rule, ``autograd.forward_ad``).  Jacobians are ``vmap`` of
 them over basis vectors: ``jacrev`` is one backward walk of the engine with a
 batch of cotangents (every op's rule runs batched), ``jacfwd`` one forward pass
@@ -20,16 +21,14 @@ tensors underneath (``eagerad.vmap``'s helpers convert at the boundary).
 """
 import numpy as np
 
-from . import tree as _tree
+from . import reverse, tree as _tree
 from .autograd import forward_ad
-from .autograd.engine import _collect, _edge_of, _needed, backward as _engine_backward, \
-    reaches_foreign
-from .autograd.grad_mode import enable_grad, state as grad_state
+from .autograd.engine import _collect, _edge_of, _needed
 from .ops.registry import OPS, Unsaved
 from .ops.shape import _index_arrays, index_add
 from .tensor import Tensor, arange, eye, ones, zeros
-from .autograd.batching import unwrap, wrap
-from .vectorize import active, lift, lower, materialize, physical, variable, vmap
+from .autograd.batching import wrap
+from .vectorize import active, physical, vmap
 
 __all__ = ["vjp", "jvp", "jacrev", "jacfwd", "hessian"]
 
@@ -127,41 +126,22 @@ def _broadcast_scalar(g, o, i):
 
 
 def _vjp(fn, inputs, has_aux):
-    """``(shown output, pull, aux, physical variables, physical outputs)``:
-    ``pull(cotangents)`` runs the engine once."""
+    """``(shown output, pull, aux, physical variables, physical outputs)`` of ``fn`` at the
+    float tensors ``inputs``, by ``eagerad.reverse``: ``pull(cotangents)`` runs the engine
+    once (as often as called); the output keeps its graph only when something outside
+    can differentiate it."""
     for i, x in enumerate(inputs):
         _check_float(x, f"vjp: inputs[{i}]")
-    lv = active()
-    pairs = [variable(x, lv) for x in inputs]
-    with enable_grad():
-        out = fn(*[v for v, _ in pairs])
+    out, tr = reverse.trace(fn, inputs)
     out, aux = _split_aux(out, has_aux)
     outs, single = _tensors(out, "vjp: fn's output")
-    phys = [physical(o, lv) for o in outs]
-    variables = [p for _, p in pairs]
-    # the graph reaches a tensor this call does not own (an input that requires grad, a
-    # closure over an outer transform's variable): a recorded backward stays connected to it
-    foreign = reaches_foreign([o for o in phys if o._requires_grad],
-                              {id(v) for v in variables if v.grad_fn is None})
 
     def pull(vs):
-        seeds = [lower(materialize(g, lv), lv) for g in vs]
-        live = [(o, g) for o, g in zip(phys, seeds) if o._requires_grad]
-        create = grad_state.enabled and (foreign or any(_requires_grad(g) for g in vs))
-        grads = [None] * len(variables)
-        if live:
-            grads = _engine_backward([o for o, _ in live], [g for _, g in live], True, create,
-                                     variables, True)
-        return tuple(lift(g, lv) if g is not None else zeros(*x.shape, dtype=x.dtype, device=x.device)
-                     for g, x in zip(grads, inputs))
+        return tuple(tr.pull(outs, vs))
 
-    shown = out if foreign and grad_state.enabled else \
+    shown = out if tr.differentiable(outs) else \
         (forward_ad.detach(outs[0]) if single else tuple(forward_ad.detach(o) for o in outs))
-    return shown, pull, aux, variables, phys
-
-
-def _requires_grad(t):
-    return unwrap(t)[0]._requires_grad
+    return shown, pull, aux, tr.variables, tr.physical(outs)
 
 
 def jvp(fn, inputs, v, has_aux=False):

@@ -54,24 +54,34 @@ def _write_npz(arrays, out):
                 np.lib.format.write_array(member, np.asanyarray(arr), allow_pickle=False)
 
 
-def save_checkpoint(save_obj, ckpt_file_name):
-    """Write every parameter of ``save_obj`` to ``ckpt_file_name`` (numpy ``.npz`` format),
-    atomically: a failed or interrupted save leaves the previous file as it was.
+def save_checkpoint(save_obj, ckpt_file_name, format="npz"):
+    """Write every parameter of ``save_obj`` to ``ckpt_file_name``, atomically: a failed
+    or interrupted save leaves the previous file as it was.  ``format='npz'`` writes
+    numpy's ``.npz``; ``'ckpt'`` MindSpore's protobuf checkpoint, which MindSpore's own
+    ``load_checkpoint`` reads (``eagerad.mindspore.save_checkpoint`` writes that).
 
     It stores arrays only; nested state (an optimizer's ``state_dict()``) goes to ``save``.
 
     >>> import os, tempfile; path = os.path.join(tempfile.mkdtemp(), 'w.ckpt')
     >>> save_checkpoint({'w': Tensor([1.0, 2.0])}, path); sorted(np.load(path).files)
     ['w']
+    >>> save_checkpoint({'w': Tensor([1.0, 2.0])}, path, format='ckpt'); load_checkpoint(path)['w'].tolist()
+    [1.0, 2.0]
     """
     from .atomic import write_file        # (the file machinery loads at the first save/load)
+    if format not in ("npz", "ckpt"):
+        raise ValueError(f"save_checkpoint: format must be 'npz' or 'ckpt', got {format!r}")
     arrays = _named_arrays(save_obj)
     for name, arr in arrays.items():
         if arr.dtype.hasobject:
             raise TypeError(f"save_checkpoint: entry {name!r} is not an array of numbers (numpy made "
                             f"an object array of it); save_checkpoint stores tensors/arrays only, "
                             f"use eagerad.save for nested state such as an optimizer's state_dict()")
-    write_file(ckpt_file_name, lambda out: _write_npz(arrays, out))
+    if format == "ckpt":
+        from . import ckpt_format
+        write_file(ckpt_file_name, lambda out: out.write(ckpt_format.ckpt_bytes(arrays)))
+    else:
+        write_file(ckpt_file_name, lambda out: _write_npz(arrays, out))
 
 
 def load_checkpoint(ckpt_file_name):
@@ -89,9 +99,13 @@ def load_checkpoint(ckpt_file_name):
     """
     from . import safe_format
     from .file_kinds import describe
+    from . import ckpt_format
     who = "load_checkpoint"
     if not os.path.isfile(ckpt_file_name):
         raise FileNotFoundError(f"{who}: no checkpoint file at {ckpt_file_name!r}")
+    if ckpt_format.is_ckpt(ckpt_file_name):        # MindSpore's protobuf checkpoint
+        return OrderedDict((n, v if isinstance(v, str) else Parameter(v, name=n))
+                           for n, v in ckpt_format.read_ckpt(ckpt_file_name).items())
     z, names = safe_format.open_archive(ckpt_file_name, who)
     with z:
         if safe_format.MANIFEST not in names:

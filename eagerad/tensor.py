@@ -16,16 +16,15 @@ import weakref
 
 import numpy as np
 
-from . import backend, dtype as dt
+from . import _upcalls, backend, dtype as dt
 from .device import CPU, as_device
-from .face import Face, Shape
+from .face import FACES, Face, Shape
 from .printing import FORCED, torch_repr
 
 
-# Functions of the layers above that Tensor calls back into (they register themselves on
-# import, so this module imports nothing above it): "ops" is the eagerad.ops namespace
-# (numpy protocol routing), "initializer" is eagerad.nn.init.initializer.
-UPPER = {}
+# Functions of the layers above that Tensor calls back into ("ops": the eagerad.ops
+# namespace, for numpy protocol routing; "initializer": eagerad.nn.init.initializer) are
+# registered by those layers in eagerad._upcalls, so this module imports nothing above it.
 
 
 def _initialized(shape, dtype, init):
@@ -33,7 +32,7 @@ def _initialized(shape, dtype, init):
     (``'zeros'``, ``'ones'``, ``'normal'``, ``'uniform'``, ...), a number or an
     initializer callable, made by ``eagerad.nn.init.initializer`` as MindSpore's own
     ``Tensor`` defers to its initializer module."""
-    initializer = UPPER["initializer"]
+    initializer = _upcalls.get("initializer")
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     return initializer(init, shape, dtype=dt.as_dtype(dtype) or dt.float32)
 
@@ -566,13 +565,14 @@ class Tensor:
         # and view bookkeeping are not part of a copy, as in PyTorch
         extra = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
         return {"data": np.array(self.numpy()), "device": str(self._device),
-                "requires_grad": self._requires_grad, "attributes": extra}
+                "requires_grad": self._requires_grad, "attributes": extra,
+                "face": self._face.name}
 
     def __setstate__(self, state):
         dev = as_device(state.get("device", "cpu"))
         data = state["data"]
         self._init(backend.get(dev.type).from_numpy(data) if dev.type != "cpu" else data, dev,
-                   state["requires_grad"])
+                   state["requires_grad"], face=FACES.get(state.get("face"), NEUTRAL))
         self.__dict__.update(state.get("attributes", {}))
 
     def __format__(self, spec):
@@ -624,8 +624,8 @@ _UFUNC_OPS = {"subtract": "sub", "multiply": "mul", "true_divide": "div", "divid
 
 def _op(name):
     """``eagerad.ops.<name>`` when it is an op function (looked up at call time: the
-    ops layer sits above this module and registers itself in ``UPPER``)."""
-    fn = getattr(UPPER["ops"], name, None)
+    ops layer sits above this module and registers itself in ``eagerad._upcalls``)."""
+    fn = getattr(_upcalls.get("ops"), name, None)
     return fn if callable(fn) and not isinstance(fn, type) else None
 
 

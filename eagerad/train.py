@@ -3,11 +3,11 @@
 ``LossMonitor`` / ``TimeMonitor`` that print progress.
 
 A dataset is anything that yields ``(data, label)`` batches: eagerad's MindSpore-style
-pipelines (``eagerad.data.NumpySlicesDataset(...).batch(n)``), a ``DataLoader``, or a list.
+pipelines (``eagerad.dataset.NumpySlicesDataset(...).batch(n)``), a ``DataLoader``, or a list.
 
 >>> import numpy as np, eagerad
 >>> from eagerad import nn
->>> from eagerad.data import NumpySlicesDataset
+>>> from eagerad.dataset import NumpySlicesDataset
 >>> x = np.linspace(-1, 1, 32, dtype=np.float32).reshape(-1, 1)
 >>> ds = NumpySlicesDataset((x, 3 * x), shuffle=False).batch(8)
 >>> net = nn.Dense(1, 1)

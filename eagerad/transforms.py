@@ -1,48 +1,26 @@
 """Function transforms, MindSpore style: ``grad`` and ``value_and_grad``.
 
 A transform wraps any Python callable (function, lambda, closure, ``nn.Cell``
-or a function returned by ``grad`` itself) and differentiates it when called:
-
-1. every differentiated position gets its *own* fresh variable, so the same
-   Tensor passed twice yields two partial derivatives, and a nested ``grad``
-   inside a closure never confuses its variable with an outer one;
-2. the function runs eagerly with graph recording on;
-3. the reverse engine computes the gradients of the (summed) outputs with
-   respect to those variables and the requested weights; anything that does
-   not reach the output gets zeros of its shape.
-
-The backward pass is itself recorded (``create_graph``) only when someone can
-still differentiate the result: grad mode is on and the graph reaches a
-variable this call does not own (an outer ``grad``'s variable, a tensor from
-the PyTorch face, a Parameter not listed in ``weights``), or this call runs
-inside another transform.  Otherwise the results carry no graph, which is
-faster and frees the forward graph at once.
+or a function returned by ``grad`` itself) and differentiates it when called,
+through ``eagerad.reverse`` (the one reverse-mode core: a fresh variable per
+differentiated position, one engine walk, one ``create_graph`` policy).  This
+module only maps MindSpore's spelling onto it: ``grad_position``, ``weights``,
+several outputs summed, ``has_aux``, ``return_ids``, ``sens_param``; anything that
+does not reach the output gets zeros of its shape.
 
 >>> import eagerad
 >>> from eagerad import grad, ops
 >>> round(float(grad(grad(grad(ops.sin)))(eagerad.tensor(1.0))), 6)  # -cos(1)
 -0.540302
 """
-import threading
-
-from . import tree as _tree
+from . import reverse, tree as _tree
 from .autograd import forward_ad
-from .autograd.engine import backward as _engine_backward, reaches_foreign
-from .autograd.grad_mode import state as _grad_state
-from .autograd.batching import wrap
+from .functional import at_positions, regroup
 from .ops.primitives import Primitive
-from .tensor import Tensor, ones_like, zeros_like
-from .vectorize import active, physical, variable
+from .tensor import Tensor, ones_like
+from .vectorize import active
 
 __all__ = ["grad", "value_and_grad", "GradOperation"]
-
-
-class _Depth(threading.local):
-    """How many transforms are running their function on this thread right now."""
-    value = 0
-
-
-_depth = _Depth()
 
 
 # ------------------------------------------------------------------ arguments
@@ -77,20 +55,6 @@ def _as_weights(weights):
         if not isinstance(w, Tensor):
             raise TypeError(f"weights[{i}] must be a Parameter, got {type(w).__name__}")
     return tuple(weights), False
-
-
-def _variable(x, position, weights, lv):
-    """``(logical, physical)`` fresh variable for the argument at ``position`` (see the
-    module docstring); inside vmap it is batched at every level ``lv``, so each sample
-    gets its own gradient."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"grad_position {position} selects an argument of type "
-                        f"{type(x).__name__}; only Tensors can be differentiated")
-    if any(x is w for w in weights):
-        v = forward_ad.detach(x)   # tangents kept: forward mode over this transform sees x move
-        v._requires_grad = True
-        return v, v
-    return variable(x, lv)
 
 
 # ------------------------------------------------------------------- outputs
@@ -136,7 +100,8 @@ def _detach(out):
 # -------------------------------------------------------------------- engine
 
 def differentiate(fn, args, kwargs, positions, weights, has_aux, sens=None):
-    """Run ``fn(*args, **kwargs)`` and differentiate it.
+    """Run ``fn(*args, **kwargs)`` and differentiate it (``eagerad.reverse``'s core with
+    MindSpore's spelling: positions, weights, several outputs summed, ``sens``).
 
     Returns ``(value, aux, input_grads, weight_grads)``: the raw output, the
     auxiliary outputs (a tuple, or None without ``has_aux``) and one gradient per
@@ -152,65 +117,35 @@ def differentiate(fn, args, kwargs, positions, weights, has_aux, sens=None):
     if positions is not None and positions and max(positions) >= len(args):
         raise ValueError(f"grad_position {max(positions)} is out of range: the function was "
                          f"called with {len(args)} positional argument(s)")
-    lv = active()
-    if lv and weights:
+    if active() and weights:
         raise NotImplementedError(
             "grad with weights= inside vmap would sum the per-sample weight gradients; pass the "
             "parameters as an argument instead (e.g. vmap(grad(loss), in_axes=(None, 0))(params, x) "
             "with eagerad.func.functional_call)")
-    outer_grad = _grad_state.enabled
-    variables = {}     # position -> ([(logical, physical) per leaf], its tree structure)
-    call_args = list(args)
-    for p in positions or ():
-        if p not in variables:
-            leaves, treedef = _tree.flatten(args[p])
-            variables[p] = ([_variable(x, p, weights, lv) for x in leaves], treedef)
-            call_args[p] = treedef.unflatten([v for v, _ in variables[p][0]])
-    pairs = [pair for p in positions or () for pair in variables[p][0]]
-
-    _grad_state.enabled = True
-    _depth.value += 1
-    try:
-        value = fn(*call_args, **kwargs)
-        if has_aux:
-            if not isinstance(value, (tuple, list)) or len(value) < 2:
-                raise ValueError("has_aux=True needs the function to return a tuple of at least "
-                                 f"two outputs, got {type(value).__name__}")
-            target, aux = value[0], tuple(_detach(v) for v in value[1:])
-        else:
-            target, aux = value, None
-        outs = _flatten(target)
-        seeds = [physical(s, lv) for s in _seeds(outs, sens)]
-        outs = [physical(o, lv) for o in outs]
-        live = [(o, s) for o, s in zip(outs, seeds) if o._requires_grad]
-        targets = [v for _, v in pairs] + list(weights)
-        own = {id(v) for _, v in pairs if v.grad_fn is None}
-        if _depth.value == 1:
-            own.update(id(w) for w in weights)
-        create = outer_grad and bool(live) and \
-            (_depth.value > 1 or reaches_foreign([o for o, _ in live], own))
-        # a weight listed with requires_grad=False gets zeros (MindSpore), as one not reached
-        wanted = [t for t in targets if t._requires_grad]
-        grads = iter(_engine_backward([o for o, _ in live], [s for _, s in live], None, create,
-                                      inputs=wanted, allow_unused=True)
-                     if live and wanted else ())
-        grads = [next(grads, None) if t._requires_grad else None for t in targets]
-    finally:
-        _depth.value -= 1
-        _grad_state.enabled = outer_grad
-
-    n = len(pairs)
-    logical = [v for v, _ in pairs] + list(weights)
-    grads = [wrap(g, lv) if g is not None and i < n else g for i, g in enumerate(grads)]
-    grads = [g if g is not None else zeros_like(t) for g, t in zip(grads, logical)]
-    if not create:
+    unique = tuple(dict.fromkeys(positions or ()))   # a position listed twice: one variable
+    leaves, defs = [], []
+    for p in unique:
+        ls, treedef = _tree.flatten(args[p])
+        for x in ls:
+            if not isinstance(x, Tensor):
+                raise TypeError(f"grad_position {p} selects an argument of type "
+                                f"{type(x).__name__}; only Tensors can be differentiated")
+        leaves += ls
+        defs.append(treedef)
+    value, tr = reverse.trace(at_positions(fn, args, kwargs, unique, defs), leaves, weights)
+    if has_aux:
+        if not isinstance(value, (tuple, list)) or len(value) < 2:
+            raise ValueError("has_aux=True needs the function to return a tuple of at least "
+                             f"two outputs, got {type(value).__name__}")
+        target, aux = value[0], tuple(_detach(v) for v in value[1:])
+    else:
+        target, aux = value, None
+    outs = _flatten(target)
+    grads = tr.pull(outs, _seeds(outs, sens), retain_graph=None)
+    if not tr.differentiable(outs):
         value = _detach(value)
-    input_grads, start = [], 0
-    for p in positions or ():
-        leaves, treedef = variables[p]
-        input_grads.append(treedef.unflatten(grads[start:start + len(leaves)]))
-        start += len(leaves)
-    return value, aux, input_grads, grads[n:]
+    per_position = dict(zip(unique, regroup(grads, defs, False)))
+    return value, aux, [per_position[p] for p in positions or ()], grads[len(leaves):]
 
 
 def _shape_result(positions, single_position, input_grads, weights, single_weight, weight_grads,

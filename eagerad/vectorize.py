@@ -15,6 +15,7 @@ physical one (batch axes first, oldest vmap level first) at transform boundaries
 >>> vmap(lambda x: (x * x).sum())(eagerad.Tensor([[1.0, 2.0], [3.0, 4.0]])).tolist()
 [5.0, 25.0]
 """
+from . import _upcalls
 from .autograd import batching, forward_ad
 from .autograd.batching import BatchedTensor, unwrap, wrap
 from .autograd.grad_mode import enable_grad
@@ -173,7 +174,7 @@ def physical(x, lv):
     return unwrap(materialize(x, lv))[0]
 
 
-batching.to_physical = physical   # for autograd.grad inside vmap (the PyTorch face)
+_upcalls.register("to_physical", physical)   # for autograd.grad inside vmap (the PyTorch face)
 
 
 def lower(x, keep):
@@ -210,12 +211,12 @@ def _permute(p, lead, n_lead):
 
 
 def active():
-    """The open vmap levels, oldest first (empty outside vmap).
+    """The vmap levels open on this thread, oldest first (empty outside vmap).
 
     >>> active()
     []
     """
-    return sorted(batching.levels)
+    return batching.active()
 
 
 def variable(x, lv):

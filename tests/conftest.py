@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 
 import eagerad
-from eagerad import nn
+import eagerad.mindspore as ms
+from eagerad.mindspore import nn
 
 
 @pytest.fixture(autouse=True)
@@ -29,5 +30,5 @@ class Seed002Net(nn.Cell):
 def net():
     """Seed 002's network with weight [[2, 3, 4]] (so x = [[1, 2, 3]] gives logits 20)."""
     n = Seed002Net()
-    n.fc.weight.set_data(eagerad.Tensor([[2, 3, 4]], eagerad.float32))
+    n.fc.weight.set_data(ms.Tensor([[2, 3, 4]], ms.float32))
     return n

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import eagerad
+import eagerad.mindspore as ms
 from eagerad import nn
 
 
@@ -126,9 +127,9 @@ def _doubling_relu(module, log):
 def test_backward_hook_after_a_replacing_forward_hook_mindspore_face():
     # MindSpore's hook tutorial: pre-hook sees 1, backward hook grad_input 2, grad_output 2
     log = []
-    relu = _doubling_relu(nn.ReLU(), log)
-    x = eagerad.Tensor([2.0])
-    g = eagerad.grad(lambda v: relu(v).sum())(x)
+    relu = _doubling_relu(ms.nn.ReLU(), log)
+    x = ms.Tensor([2.0])
+    g = ms.grad(lambda v: relu(v).sum())(x)
     assert log == [("pre", [1.0]), ("back", [2.0], [2.0])] and g.tolist() == [2.0]
 
 

@@ -228,9 +228,10 @@ def check_higher_order():
 
 
 def check_mixed_device_error_and_round_trip():
-    import eagerad
-    c = eagerad.tensor([1.0, 2.0], requires_grad=True)
-    g = eagerad.tensor([3.0, 4.0], device="cuda")
+    import eagerad.mindspore as ms
+    import eagerad.torch as torch
+    c = torch.tensor([1.0, 2.0], requires_grad=True)
+    g = torch.tensor([3.0, 4.0], device="cuda")
     try:
         c + g
     except RuntimeError as err:
@@ -244,7 +245,7 @@ def check_mixed_device_error_and_round_trip():
     back.sum().backward()               # gradient flows back across devices
     assert c.grad.device == "cpu" and c.grad.tolist() == [3.0, 4.0]
     assert repr(g) == str(g) == "tensor([3., 4.], device='cuda:0')"    # PyTorch's spelling
-    h = eagerad.Tensor([3.0, 4.0], device="cuda")                        # MindSpore's
+    h = ms.Tensor([3.0, 4.0], device="cuda")                             # MindSpore's
     assert "device=cuda:0" in repr(h) and str(h) == "[3. 4.]"
     assert not hasattr(c, "__cuda_array_interface__")
 

@@ -1,13 +1,12 @@
 """Data loading: batches, shuffling (seeded, a fresh order each epoch, every sample once),
-drop_last, nested collation, MindSpore's dataset pipelines, the progress bar."""
+drop_last, nested collation, the progress bar (MindSpore's pipelines: test_dataset.py)."""
 import io
 
 import numpy as np
 import pytest
 
 import eagerad
-from eagerad.data import (DataLoader, Dataset, GeneratorDataset, NumpySlicesDataset,
-                          TensorDataset, progress)
+from eagerad.data import DataLoader, Dataset, TensorDataset, progress
 
 
 def test_batches_cover_the_data_in_order():
@@ -54,22 +53,6 @@ def test_errors_name_the_argument():
         DataLoader(TensorDataset(np.zeros(3)), batch_size=0)
     with pytest.raises(ValueError, match="different first dimensions"):
         TensorDataset(np.zeros(3), np.zeros(4))
-
-
-def test_mindspore_pipeline_shuffle_batch_iterators():
-    ds = NumpySlicesDataset({"image": np.arange(12.0).reshape(6, 2), "label": np.arange(6)},
-                            shuffle=False)
-    batched = ds.batch(4)
-    assert batched.get_dataset_size() == 2
-    rows = list(batched.create_dict_iterator())
-    assert rows[0]["image"].shape == (4, 2) and rows[1]["label"].tolist() == [4, 5]
-    eagerad.set_seed(5)
-    labels = [int(v) for d in ds.shuffle(6).batch(2, True).create_dict_iterator()
-              for v in d["label"].tolist()]
-    assert sorted(labels) == list(range(6))
-    gen = GeneratorDataset(lambda: ((np.ones(2) * i, i) for i in range(5)), ["x", "y"],
-                           shuffle=False).batch(2)
-    assert [y.tolist() for _, y in gen.create_tuple_iterator()] == [[0, 1], [2, 3], [4]]
 
 
 def test_progress_bar_counts_and_shows_postfix():

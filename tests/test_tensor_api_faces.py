@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 import eagerad
+import eagerad.mindspore as ms
+import eagerad.torch as torch
 from eagerad import ops
 
 
@@ -60,19 +62,19 @@ def test_random_likes_and_randint():
 
 def test_default_dtype():
     try:
-        eagerad.set_default_dtype(eagerad.float64)
-        assert eagerad.get_default_dtype() == eagerad.float64
-        assert eagerad.tensor(1.5).dtype == eagerad.float64
-        assert eagerad.randn(2).dtype == eagerad.float64
-        assert eagerad.zeros(2).dtype == eagerad.float64
-        assert repr(eagerad.tensor([1.5])) == "tensor([1.5000])"
-        assert repr(eagerad.tensor([1.5], dtype=eagerad.float32)) == \
+        torch.set_default_dtype(torch.float64)
+        assert torch.get_default_dtype() == torch.float64
+        assert torch.tensor(1.5).dtype == torch.float64
+        assert torch.randn(2).dtype == torch.float64
+        assert torch.zeros(2).dtype == torch.float64
+        assert repr(torch.tensor([1.5])) == "tensor([1.5000])"
+        assert repr(torch.tensor([1.5], dtype=torch.float32)) == \
             "tensor([1.5000], dtype=torch.float32)"
         with pytest.raises(TypeError, match="floating"):
-            eagerad.set_default_dtype(eagerad.int32)
+            torch.set_default_dtype(torch.int32)
     finally:
-        eagerad.set_default_dtype(eagerad.float32)
-    assert eagerad.tensor(1.5).dtype == eagerad.float32
+        torch.set_default_dtype(torch.float32)
+    assert torch.tensor(1.5).dtype == torch.float32
 
 
 def test_default_device_and_accelerator():
@@ -85,11 +87,11 @@ def test_default_device_and_accelerator():
 
 
 def test_size():
-    t = eagerad.tensor([[1.0, 2.0, 3.0]])
+    t = torch.tensor([[1.0, 2.0, 3.0]])
     assert t.size() == (1, 3) and t.size(1) == 3 and t.size(-1) == 3
-    assert isinstance(t.size(), eagerad.Size) and repr(t.size()) == "torch.Size([1, 3])"
-    assert eagerad.Size([2, 3]).numel() == 6
-    assert int(eagerad.Tensor([[1.0, 2.0]]).size) == 2      # MindSpore's element count
+    assert isinstance(t.size(), torch.Size) and repr(t.size()) == "torch.Size([1, 3])"
+    assert torch.Size([2, 3]).numel() == 6
+    assert int(ms.Tensor([[1.0, 2.0]]).size) == 2      # MindSpore's element count
 
 
 def test_non_leaf_grad_warns_like_pytorch():
@@ -106,16 +108,16 @@ def test_non_leaf_grad_warns_like_pytorch():
 
 
 def test_mindspore_random_ops_and_tensor_dot():
-    a = ops.randn(2, 3, seed=5)
-    b = ops.randn((2, 3), seed=5)
+    a = ms.ops.randn(2, 3, seed=5)
+    b = ms.ops.randn((2, 3), seed=5)
     assert a.shape == (2, 3) and np.array_equal(a.numpy(), b.numpy())
     assert repr(a).startswith("Tensor(shape=[2, 3], dtype=Float32")
-    eagerad.set_seed(3)
-    c = ops.rand(4)
-    eagerad.set_seed(3)
-    assert np.array_equal(c.numpy(), ops.rand(4).numpy())
-    r = ops.randint(0, 3, (500,))
-    assert set(r.tolist()) == {0, 1, 2} and r.dtype == eagerad.int64
+    ms.set_seed(3)
+    c = ms.ops.rand(4)
+    ms.set_seed(3)
+    assert np.array_equal(c.numpy(), ms.ops.rand(4).numpy())
+    r = ms.ops.randint(0, 3, (500,))
+    assert set(r.tolist()) == {0, 1, 2} and r.dtype == ms.int64
     x, y = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4)
-    got = ops.tensor_dot(eagerad.Tensor(x), eagerad.Tensor(y), 1)
+    got = ms.ops.tensor_dot(ms.Tensor(x), ms.Tensor(y), 1)
     np.testing.assert_allclose(got.numpy(), x @ y)

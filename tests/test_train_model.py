@@ -7,7 +7,7 @@ import pytest
 
 import eagerad
 from eagerad import nn
-from eagerad.data import NumpySlicesDataset
+from eagerad.dataset import NumpySlicesDataset
 from eagerad.train import Callback, LossMonitor, Model
 
 

@@ -12,8 +12,8 @@ import sys
 import tempfile
 import time
 
-import eagerad as ms
-from eagerad import nn
+import eagerad.mindspore as ms
+from eagerad.mindspore import nn
 from moons import batches, progress, train_and_test_sets
 
 

@@ -1,7 +1,7 @@
 """Train a small classifier on two interleaving half-moons, PyTorch style.
 
 The same problem as ``classifier_mindspore.py``, written as a PyTorch user would:
-``import eagerad as torch``, an ``nn.Module`` with ``forward``, ``torch.optim.Adam``,
+``import eagerad.torch as torch``, an ``nn.Module`` with ``forward``, ``torch.optim.Adam``,
 and the ``zero_grad() / loss.backward() / step()`` loop.
 
 Run from the repository root: PYTHONPATH=. python tutorials/classifier_pytorch.py
@@ -9,8 +9,8 @@ Run from the repository root: PYTHONPATH=. python tutorials/classifier_pytorch.p
 import sys
 import time
 
-import eagerad as torch
-from eagerad import nn
+import eagerad.torch as torch
+from eagerad.torch import nn
 from moons import batches, progress, train_and_test_sets
 
 
@@ -37,7 +37,7 @@ def main(epochs=20, batch_size=32):
     start = time.perf_counter()
     (x_train, y_train), (x_test, y_test) = train_and_test_sets()
 
-    torch.set_seed(0)  # torch.manual_seed(0) in PyTorch
+    torch.manual_seed(0)
     model = Classifier()
     criterion = nn.CrossEntropyLoss()
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)

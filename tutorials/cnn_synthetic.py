@@ -22,9 +22,8 @@ import time
 
 import numpy as np
 
-import eagerad
-from eagerad import nn
-from eagerad.nn.conv_layers import BatchNorm2d, Conv2d, MaxPool2d
+import eagerad.mindspore as ms
+import eagerad.torch as torch
 
 CLASSES = ("horizontal", "vertical", "cross")
 
@@ -59,15 +58,14 @@ def progress(face, epoch, epochs, loss, acc):
 
 # ------------------------------------------------------------------ PyTorch face
 
-class TorchNet(nn.Module):
+class TorchNet(torch.nn.Module):
     def __init__(self):
         super().__init__()
+        nn = torch.nn
         self.features = nn.Sequential(
-            Conv2d(1, 8, 3, padding=1, bias=True), BatchNorm2d(8, track_running_stats=True),
-            nn.ReLU(), MaxPool2d(2, 2),
-            Conv2d(8, 16, 3, padding=1, bias=True), BatchNorm2d(16, track_running_stats=True),
-            nn.ReLU(), MaxPool2d(2, 2))
-        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(p=0.25), nn.Linear(16 * 3 * 3, 3))
+            nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(8, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2))
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.25), nn.Linear(16 * 3 * 3, 3))
 
     def forward(self, x):
         return self.head(self.features(x))
@@ -75,25 +73,25 @@ class TorchNet(nn.Module):
 
 def accuracy(net, x, y):
     net.eval()
-    with eagerad.no_grad():
-        predicted = net(eagerad.tensor(x)).numpy().argmax(axis=1)
+    with torch.no_grad():
+        predicted = net(torch.tensor(x)).numpy().argmax(axis=1)
     net.train()
     return float((predicted == y).mean())
 
 
 def train_pytorch(data, epochs, batch_size=32):
     (x_train, y_train), (x_test, y_test) = data
-    eagerad.set_seed(0)                      # torch.manual_seed(0)
+    torch.manual_seed(0)
     model = TorchNet()
-    criterion = nn.CrossEntropyLoss()
-    optimizer = eagerad.optim.Adam(model.parameters(), lr=0.01)
+    criterion = torch.nn.CrossEntropyLoss()
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
     rng = np.random.default_rng(1)
     model.train()
     for epoch in range(1, epochs + 1):
         total = 0.0
         for images, labels in batches(x_train, y_train, batch_size, rng):
             optimizer.zero_grad()
-            loss = criterion(model(eagerad.tensor(images)), eagerad.tensor(labels))
+            loss = criterion(model(torch.tensor(images)), torch.tensor(labels))
             loss.backward()
             optimizer.step()
             total += loss.item() * len(images)
@@ -104,46 +102,52 @@ def train_pytorch(data, epochs, batch_size=32):
 # ---------------------------------------------------------------- MindSpore face
 
 
-class MindSporeNet(nn.Cell):
+class MindSporeNet(ms.nn.Cell):
     def __init__(self):
         super().__init__()
+        nn = ms.nn
         self.features = nn.SequentialCell(
-            Conv2d(1, 8, 3, pad_mode="same", has_bias=True), BatchNorm2d(8, momentum=0.9,
-                                                                          data_format="NCHW"),
-            nn.ReLU(), MaxPool2d(kernel_size=2, stride=2, pad_mode="valid"),
-            Conv2d(8, 16, 3, pad_mode="same", has_bias=True), BatchNorm2d(16, momentum=0.9,
-                                                                           data_format="NCHW"),
-            nn.ReLU(), MaxPool2d(kernel_size=2, stride=2, pad_mode="valid"))
+            nn.Conv2d(1, 8, 3, pad_mode="same", has_bias=True), nn.BatchNorm2d(8, momentum=0.9),
+            nn.ReLU(), nn.MaxPool2d(kernel_size=2, stride=2, pad_mode="valid"),
+            nn.Conv2d(8, 16, 3, pad_mode="same", has_bias=True), nn.BatchNorm2d(16, momentum=0.9),
+            nn.ReLU(), nn.MaxPool2d(kernel_size=2, stride=2, pad_mode="valid"))
         self.flatten = nn.Flatten()
-        self.dropout = nn.Dropout(keep_prob=0.75)
+        self.dropout = nn.Dropout(0.75)
         self.dense = nn.Dense(16 * 3 * 3, 3)
 
     def construct(self, x):
         return self.dense(self.dropout(self.flatten(self.features(x))))
 
 
+def accuracy_mindspore(net, x, y):
+    net.set_train(False)
+    predicted = net(ms.Tensor(x)).asnumpy().argmax(axis=1)
+    net.set_train()
+    return float((predicted == y).mean())
+
+
 def train_mindspore(data, epochs, batch_size=32):
     (x_train, y_train), (x_test, y_test) = data
-    eagerad.set_seed(0)                      # mindspore.set_seed(0)
+    ms.set_seed(0)
     net = MindSporeNet()
-    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    optimizer = nn.Adam(net.trainable_params(), learning_rate=0.01)
+    loss_fn = ms.nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    optimizer = ms.nn.Adam(net.trainable_params(), learning_rate=0.01)
 
     def forward_fn(images, labels):
         return loss_fn(net(images), labels)
 
-    grad_fn = eagerad.value_and_grad(forward_fn, None, optimizer.parameters)
+    grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
     rng = np.random.default_rng(1)
     net.set_train()
     for epoch in range(1, epochs + 1):
         total = 0.0
         for images, labels in batches(x_train, y_train, batch_size, rng):
-            loss, grads = grad_fn(eagerad.Tensor(images), eagerad.Tensor(labels))
+            loss, grads = grad_fn(ms.Tensor(images), ms.Tensor(labels))
             optimizer(grads)
             total += float(loss.asnumpy()) * len(images)
         print(progress("mindspore", epoch, epochs, total / len(x_train),
-                       accuracy(net, x_train, y_train)))
-    return accuracy(net, x_test, y_test)
+                       accuracy_mindspore(net, x_train, y_train)))
+    return accuracy_mindspore(net, x_test, y_test)
 
 
 def main(epochs=10, n_train=2000, n_test=500):

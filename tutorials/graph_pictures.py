@@ -15,34 +15,35 @@ import sys
 
 import numpy as np
 
-import eagerad
-from eagerad import autograd, nn, viz
+import eagerad.mindspore as ms
+import eagerad.torch as torch
+from eagerad import viz
 
 
-class MLP(nn.Cell):
+class MLP(ms.nn.Cell):
     def __init__(self):
         super().__init__()
-        self.hidden = nn.Dense(3, 4)
-        self.out = nn.Dense(4, 1)
+        self.hidden = ms.nn.Dense(3, 4)
+        self.out = ms.nn.Dense(4, 1)
 
     def construct(self, x):
         return self.out(self.hidden(x).tanh())
 
 
 def mlp_graph():
-    eagerad.set_seed(0)
+    ms.set_seed(0)
     net = MLP()
-    x = eagerad.tensor(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3))
-    y = eagerad.tensor([[0.5], [-0.5]])
+    x = ms.Tensor(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3))
+    y = ms.Tensor([[0.5], [-0.5]])
     loss = ((net(x) - y) ** 2).mean()
     return loss, dict(net.parameters_and_names())
 
 
 def second_derivative_graph():
     """d2/dx2 of x * sin(x): the first gradient's graph is recorded, then differentiated."""
-    x = eagerad.tensor(1.5, dtype=eagerad.float64, requires_grad=True)
-    (g,) = autograd.grad(x * x.sin(), x, create_graph=True)        # sin x + x cos x
-    (gg,) = autograd.grad(g, x, create_graph=True)                  # 2 cos x - x sin x
+    x = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(x * x.sin(), x, create_graph=True)        # sin x + x cos x
+    (gg,) = torch.autograd.grad(g, x, create_graph=True)                  # 2 cos x - x sin x
     expected = 2 * np.cos(1.5) - 1.5 * np.sin(1.5)
     print(f"d2/dx2 x sin x at 1.5 = {gg.item():.6f} (closed form {expected:.6f})")
     return gg, {"x": x}

@@ -8,7 +8,7 @@ Run from the repository root: ``PYTHONPATH=. python tutorials/hessian_vector_pro
 """
 import numpy as np
 
-import eagerad as ms
+import eagerad.mindspore as ms
 
 
 def rosenbrock(x):

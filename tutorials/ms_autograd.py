@@ -9,8 +9,8 @@ Run: ``python tutorials/ms_autograd.py``.
 """
 import numpy as np
 
-import eagerad as mindspore
-from eagerad import nn, ops
+import eagerad.mindspore as mindspore
+from eagerad.mindspore import nn, ops
 from checks import report
 
 rng = np.random.default_rng(0)

@@ -11,8 +11,8 @@ Every number is checked against its closed form.  Run: ``python tutorials/ms_der
 """
 import numpy as np
 
-import eagerad as mindspore
-from eagerad import nn, ops
+import eagerad.mindspore as mindspore
+from eagerad.mindspore import nn, ops
 from checks import report
 
 xn = np.array([0.3, -1.2, 2.0])

@@ -8,8 +8,8 @@ changed gradient is checked against the chain rule.  Run: ``python tutorials/ms_
 """
 import numpy as np
 
-import eagerad as mindspore
-from eagerad import ops
+import eagerad.mindspore as mindspore
+from eagerad.mindspore import ops
 from checks import report
 
 xn = np.array([0.5, -1.0, 2.0])

@@ -9,8 +9,8 @@ compared with the closed form.  Run: ``python tutorials/ms_jacobians_hessians_vm
 """
 import numpy as np
 
-import eagerad as mindspore
-from eagerad import ops
+import eagerad.mindspore as mindspore
+from eagerad.mindspore import ops
 from checks import report
 
 rng = np.random.default_rng(1)

@@ -8,8 +8,8 @@ gradient of the batch's mean loss.  Run: ``python tutorials/ms_per_sample_gradie
 """
 import numpy as np
 
-import eagerad as mindspore
-from eagerad import ops
+import eagerad.mindspore as mindspore
+from eagerad.mindspore import ops
 from checks import report
 
 rng = np.random.default_rng(2)

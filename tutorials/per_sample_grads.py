@@ -6,10 +6,8 @@ sample), and a tiny functional-call helper runs the Cell with them in place of i
 """
 import numpy as np
 
-import eagerad
-from eagerad import nn, ops
-from eagerad.transforms import grad
-from eagerad.vectorize import vmap
+import eagerad.mindspore as ms
+from eagerad.mindspore import grad, nn, ops, vmap
 
 
 class MLP(nn.Cell):
@@ -41,7 +39,7 @@ def functional_call(cell, params, *args):
 
 net = MLP()
 names = [name for name, _ in net.parameters_and_names()]
-params = tuple(p.astype(eagerad.float64) for _, p in net.parameters_and_names())
+params = tuple(p.astype(ms.float64) for _, p in net.parameters_and_names())
 
 
 def loss(*args):
@@ -51,8 +49,8 @@ def loss(*args):
 
 
 rng = np.random.default_rng(0)
-xs = eagerad.tensor(rng.normal(size=(16, 4)), dtype=eagerad.float64)
-ys = eagerad.tensor(rng.normal(size=(16,)), dtype=eagerad.float64)
+xs = ms.Tensor(rng.normal(size=(16, 4)), dtype=ms.float64)
+ys = ms.Tensor(rng.normal(size=(16,)), dtype=ms.float64)
 positions = tuple(range(len(params)))
 in_axes = (None,) * len(params) + (0, 0)
 

@@ -16,10 +16,10 @@ import time
 
 import numpy as np
 
-import eagerad
-from eagerad import autograd
+import eagerad.torch as torch
+from eagerad.torch import autograd
 
-F64 = eagerad.float64
+F64 = torch.float64
 SIZES = (1, 24, 24, 1)
 
 
@@ -27,8 +27,8 @@ def init_params(rng):
     params = []
     for fan_in, fan_out in zip(SIZES[:-1], SIZES[1:]):
         w = rng.normal(0.0, math.sqrt(1.0 / fan_in), (fan_in, fan_out))
-        params += [eagerad.tensor(w, dtype=F64, requires_grad=True),
-                   eagerad.tensor(np.zeros(fan_out), dtype=F64, requires_grad=True)]
+        params += [torch.tensor(w, dtype=F64, requires_grad=True),
+                   torch.tensor(np.zeros(fan_out), dtype=F64, requires_grad=True)]
     return params
 
 
@@ -49,13 +49,13 @@ def residual_loss(params, x, forcing):
 
 def adam(params, steps, loss_fn, lr=1e-2, betas=(0.9, 0.999), eps=1e-8):
     """Minimise ``loss_fn(params)``; the step size drops 10x for the last 30% of steps."""
-    m = [eagerad.zeros_like(p) for p in params]
-    v = [eagerad.zeros_like(p) for p in params]
+    m = [torch.zeros_like(p) for p in params]
+    v = [torch.zeros_like(p) for p in params]
     for step in range(1, steps + 1):
         loss = loss_fn(params)
         grads = autograd.grad(loss, params)
         rate = lr * (0.1 if step > 0.7 * steps else 1.0)
-        with eagerad.no_grad():
+        with torch.no_grad():
             for i, (p, g) in enumerate(zip(params, grads)):
                 m[i] = betas[0] * m[i] + (1 - betas[0]) * g
                 v[i] = betas[1] * v[i] + (1 - betas[1]) * g * g
@@ -70,12 +70,12 @@ def adam(params, steps, loss_fn, lr=1e-2, betas=(0.9, 0.999), eps=1e-8):
 def main():
     start = time.perf_counter()
     rng = np.random.default_rng(0)
-    x = eagerad.tensor(np.linspace(0.0, 1.0, 64).reshape(-1, 1), dtype=F64)
+    x = torch.tensor(np.linspace(0.0, 1.0, 64).reshape(-1, 1), dtype=F64)
     forcing = -math.pi ** 2 * (math.pi * x).sin()
     params = adam(init_params(rng), 1000, lambda ps: residual_loss(ps, x, forcing))
     test = np.linspace(0.0, 1.0, 201).reshape(-1, 1)
-    with eagerad.no_grad():
-        pred = u(params, eagerad.tensor(test, dtype=F64)).numpy()
+    with torch.no_grad():
+        pred = u(params, torch.tensor(test, dtype=F64)).numpy()
     error = np.abs(pred - np.sin(np.pi * test)).max()
     print(f"max |u - sin(pi x)| on 201 points: {error:.2e}  ({time.perf_counter() - start:.1f} s)")
     assert error < 1e-2

@@ -4,11 +4,11 @@ a tensor of the output's shape instead of ones.
 Source: shared/seeds/000_*.txt.  Only the import lines differ from the seed.
 """
 import numpy as np
-import eagerad.nn as nn
-import eagerad.ops as ops
-from eagerad import Tensor
-from eagerad import ParameterTuple, Parameter
-from eagerad import dtype as mstype
+import eagerad.mindspore.nn as nn
+import eagerad.mindspore.ops as ops
+from eagerad.mindspore import Tensor
+from eagerad.mindspore import ParameterTuple, Parameter
+from eagerad.mindspore import dtype as mstype
 
 
 class Net(nn.Cell):

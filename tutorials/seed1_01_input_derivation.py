@@ -6,12 +6,12 @@ Source: shared/seeds/001_*.txt (a single line there; indentation restored).
 Only the import lines differ from the seed.
 """
 import numpy as np
-import eagerad.context as context
-import eagerad.nn as nn
-import eagerad.ops as ops
-from eagerad import Tensor
-from eagerad import ParameterTuple, Parameter
-from eagerad import dtype as mstype
+import eagerad.mindspore.context as context
+import eagerad.mindspore.nn as nn
+import eagerad.mindspore.ops as ops
+from eagerad.mindspore import Tensor
+from eagerad.mindspore import ParameterTuple, Parameter
+from eagerad.mindspore import dtype as mstype
 
 context.set_context(mode=context.GRAPH_MODE, device_target="GPU")
 

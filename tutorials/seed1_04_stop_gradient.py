@@ -7,12 +7,12 @@ Source: shared/seeds/001_*.txt (a single line there; indentation restored).
 Apart from the import lines, the code is the seed's.
 """
 import numpy as np
-import eagerad.nn as nn
-import eagerad.ops as ops
-from eagerad import Tensor
-from eagerad import ParameterTuple, Parameter
-from eagerad import dtype as mstype
-from eagerad.ops import stop_gradient
+import eagerad.mindspore.nn as nn
+import eagerad.mindspore.ops as ops
+from eagerad.mindspore import Tensor
+from eagerad.mindspore import ParameterTuple, Parameter
+from eagerad.mindspore import dtype as mstype
+from eagerad.mindspore.ops import stop_gradient
 
 
 class Net(nn.Cell):

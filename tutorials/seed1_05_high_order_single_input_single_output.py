@@ -7,10 +7,10 @@ Source: shared/seeds/001_*.txt (a single line there; indentation restored).
 Only the import lines differ from the seed.
 """
 import numpy as np
-import eagerad.context as context
-import eagerad.nn as nn
-import eagerad.ops as ops
-from eagerad import Tensor
+import eagerad.mindspore.context as context
+import eagerad.mindspore.nn as nn
+import eagerad.mindspore.ops as ops
+from eagerad.mindspore import Tensor
 
 context.set_context(mode=context.GRAPH_MODE, device_target="GPU")
 

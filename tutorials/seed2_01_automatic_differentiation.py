@@ -8,8 +8,8 @@ Source: shared/seeds/002_*.txt.  Only the import lines differ from the seed.
 # Note: The feedback of PyTorch is cumulative,
 # and after updating, the optimizer needs to be cleared.
 
-import eagerad as torch
-from eagerad.autograd import Variable
+import eagerad.torch as torch
+from eagerad.torch.autograd import Variable
 
 x = Variable(torch.ones(2, 2), requires_grad=True)
 leaf = x
@@ -18,8 +18,8 @@ y = x - 1
 y.backward(x)
 
 # ms.grad: forward graph as input, backward graph as output.
-import eagerad as ms
-from eagerad import nn
+import eagerad.mindspore as ms
+from eagerad.mindspore import nn
 
 
 class GradNetWrtX(nn.Cell):

@@ -4,10 +4,10 @@ several outputs, has_aux).
 The seed's "multiple outputs" snippet prints ``out`` under the label ``out1`` (a typo:
 ``print("out1", out)``), so it shows 3.0 twice; here it prints ``out1``, the gradient
 with respect to y, which is 1.0.
-Source: shared/seeds/002_*.txt.  Only the import lines (``import eagerad as torch``,
-``import eagerad as mindspore``) differ from the seed, plus that one fix.
+Source: shared/seeds/002_*.txt.  Only the import lines (``import eagerad.torch as torch``,
+``import eagerad.mindspore as mindspore``) differ from the seed, plus that one fix.
 """
-import eagerad as torch
+import eagerad.torch as torch
 print("=== tensor.backward ===")
 x = torch.tensor(1.0, requires_grad=True)
 y = torch.tensor(2.0, requires_grad=True)
@@ -28,7 +28,7 @@ print("z", z)
 print("x.grad", x.grad)
 print("y.grad", y.grad)
 
-import eagerad as mindspore
+import eagerad.mindspore as mindspore
 print("=== mindspore.grad ===")
 x = mindspore.Tensor(1.0)
 y = mindspore.Tensor(2.0)

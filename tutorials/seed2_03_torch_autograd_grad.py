@@ -2,7 +2,7 @@
 
 Source: shared/seeds/002_*.txt.  Only the import line differs from the seed.
 """
-import eagerad as torch
+import eagerad.torch as torch
 print("=== torch.autograd.grad ===")
 x = torch.tensor(1.0, requires_grad=True)
 y = torch.tensor(2.0, requires_grad=True)

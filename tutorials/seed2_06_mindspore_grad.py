@@ -4,8 +4,8 @@ net with two outputs (loss, logits), with has_aux=True and False, and the error 
 Source: shared/seeds/002_*.txt.  Only the import lines differ from the seed; the last
 example's error is caught and printed (the seed shows it as a comment).
 """
-import eagerad as ms
-from eagerad import nn
+import eagerad.mindspore as ms
+from eagerad.mindspore import nn
 
 
 class Net(nn.Cell):

@@ -4,8 +4,8 @@ With has_aux=True the value is the whole output (loss, logits); only loss is dif
 Source: shared/seeds/002_*.txt.  Only the import lines differ from the seed (the net and
 inputs come from the seed's previous section).
 """
-import eagerad as ms
-from eagerad import nn
+import eagerad.mindspore as ms
+from eagerad.mindspore import nn
 
 
 class Net(nn.Cell):

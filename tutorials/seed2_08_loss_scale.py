@@ -4,8 +4,8 @@ gradients after, and check the gradients for overflow with all_finite.
 Source: shared/seeds/002_*.txt.  Only the import lines differ from the seed (the net and
 inputs come from the seed's earlier section).
 """
-import eagerad as ms
-from eagerad import nn
+import eagerad.mindspore as ms
+from eagerad.mindspore import nn
 
 
 class Net(nn.Cell):
@@ -25,7 +25,7 @@ net.fc.weight.set_data(ms.Tensor([[2, 3, 4]], ms.float32))   # Set a fixed value
 x = ms.Tensor([[1, 2, 3]], ms.float32)
 y = ms.Tensor(19, ms.float32)
 
-from eagerad.amp import StaticLossScaler, all_finite
+from eagerad.mindspore.amp import StaticLossScaler, all_finite
 
 loss_scale = StaticLossScaler(1024.)  #  Static lossscale
 

@@ -5,8 +5,8 @@ gradient of the seed's net before and after clipping (norm sqrt(4 + 16 + 36) = 7
 so the clipped gradient has norm 1).
 Source: shared/seeds/002_*.txt.  Only the import lines differ from the seed.
 """
-import eagerad as ms
-from eagerad import nn
+import eagerad.mindspore as ms
+from eagerad.mindspore import nn
 
 
 class Net(nn.Cell):
@@ -27,7 +27,7 @@ x = ms.Tensor([[1, 2, 3]], ms.float32)
 y = ms.Tensor(19, ms.float32)
 grad, _ = ms.grad(net, grad_position=None, weights=net.trainable_params(), has_aux=True)(x, y)
 
-from eagerad import ops
+from eagerad.mindspore import ops
 
 clipped = ops.clip_by_global_norm(grad)
 

@@ -5,9 +5,9 @@ Source: shared/seeds/003_*.txt (its code lost its indentation there; restored he
 Only the import lines differ from the seed.
 """
 import numpy as np
-from eagerad import ops, Tensor
-import eagerad.nn as nn
-import eagerad as ms
+from eagerad.mindspore import ops, Tensor
+import eagerad.mindspore.nn as nn
+import eagerad.mindspore as ms
 
 net = nn.Dense(10, 1)
 loss_fn = nn.MSELoss()

@@ -6,9 +6,9 @@ Source: shared/seeds/003_*.txt (its code lost its indentation there; restored he
 Only the import lines differ from the seed.
 """
 import numpy as np
-from eagerad import ops, Tensor
-import eagerad.nn as nn
-import eagerad as ms
+from eagerad.mindspore import ops, Tensor
+import eagerad.mindspore.nn as nn
+import eagerad.mindspore as ms
 
 x = Tensor([3.0], dtype=ms.float32)
 y = Tensor([5.0], dtype=ms.float32)

@@ -8,8 +8,8 @@ Run from the repository root: ``PYTHONPATH=. python tutorials/third_derivative.p
 """
 import numpy as np
 
-import eagerad as ms
-from eagerad import ops
+import eagerad.mindspore as ms
+from eagerad.mindspore import ops
 
 x = ms.Tensor(np.array([0.0, 0.5, 1.0, 2.0]), dtype=ms.float64)
 

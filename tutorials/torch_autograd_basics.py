@@ -8,8 +8,8 @@ gradients accumulate over backward calls, and ``backward(gradient=v)`` on a vect
 """
 import numpy as np
 
-import eagerad as torch
-from eagerad.nn import functional as F
+import eagerad.torch as torch
+from eagerad.torch.nn import functional as F
 from checks import report
 
 torch.manual_seed(0)

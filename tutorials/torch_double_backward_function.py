@@ -9,7 +9,7 @@ Each is checked against its closed-form first and second derivatives and by
 """
 import numpy as np
 
-import eagerad as torch
+import eagerad.torch as torch
 from checks import report
 
 

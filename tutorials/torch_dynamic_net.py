@@ -10,8 +10,8 @@ import random
 
 import numpy as np
 
-import eagerad as torch
-from eagerad import nn
+import eagerad.torch as torch
+from eagerad.torch import nn
 from checks import report
 
 

@@ -9,8 +9,8 @@ Run: ``python tutorials/torch_forward_ad.py``.
 """
 import numpy as np
 
-import eagerad as torch
-import eagerad.autograd.forward_ad as fwAD
+import eagerad.torch as torch
+import eagerad.torch.autograd.forward_ad as fwAD
 from checks import report
 
 x0 = np.array([0.5, -1.0, 2.0])

@@ -1,4 +1,4 @@
-"""Jacobians and Hessians with ``eagerad.func`` (torch.func's names), PyTorch style.
+"""Jacobians and Hessians with ``eagerad.torch.func`` (torch.func's names), PyTorch style.
 
 For a layer ``y = tanh(W x + b)`` the Jacobian with respect to ``x`` is
 ``diag(1 - y^2) W``.  It is computed row by row (``vjp``), by reverse mode (``jacrev``),
@@ -9,8 +9,8 @@ checked against the full Hessian.  Run: ``python tutorials/torch_jacobians_hessi
 """
 import numpy as np
 
-import eagerad as torch
-from eagerad.func import grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
+import eagerad.torch as torch
+from eagerad.torch.func import grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
 from checks import report
 
 rng = np.random.default_rng(0)

@@ -8,7 +8,7 @@ Run: ``python tutorials/torch_leaf_nonleaf.py``.
 """
 import numpy as np
 
-import eagerad as torch
+import eagerad.torch as torch
 from checks import report
 
 x = torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64)         # data: a leaf without grad

@@ -10,7 +10,7 @@ Run: ``python tutorials/torch_numpy_extension.py``.
 """
 import numpy as np
 
-import eagerad as torch
+import eagerad.torch as torch
 from checks import report
 
 

@@ -14,8 +14,8 @@ Run: ``python tutorials/torch_polynomial_four_ways.py``.
 """
 import numpy as np
 
-import eagerad as torch
-from eagerad import nn
+import eagerad.torch as torch
+from eagerad.torch import nn
 from checks import report
 
 x = torch.linspace(-np.pi, np.pi, 200, dtype=torch.float64)

@@ -5,6 +5,7 @@
 >>> eagerad.autograd.grad(x ** 3, x)[0].item()
 12.0
 """
+from .. import _upcalls
 from ..tensor import Tensor, ones_like, tensor as _tensor
 from . import batching as _batching, forward_ad, hooks as _hooks
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
@@ -56,9 +57,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _as_list(grad_outputs) or [None] * len(outputs)
     if len(grads) != len(outputs):
         raise ValueError(f"grad_outputs has {len(grads)} entries for {len(outputs)} outputs")
-    lv = sorted(_batching.levels)
+    lv = _batching.active()
     if lv:      # inside vmap: differentiate the physical tensors, per sample
-        phys = _batching.to_physical
+        phys = _upcalls.get("to_physical")
         outputs = [phys(o, lv) for o in outputs]
         grads = [g if g is None else phys(g, lv) for g in grads]
         grads = [g if g is not None or o.size != 1 else None for g, o in zip(grads, outputs)]

@@ -13,33 +13,57 @@ live only on physical tensors: autodiff never sees a ``BatchedTensor``.
 (2,)
 >>> pop()
 """
+import itertools
+import threading
+
+from .. import _upcalls
 from ..tensor import Size, Tensor
 
-levels = {}           # active vmap level -> batch size (empty: vmap costs nothing)
-_counter = [0]
-map_samples = None    # ``fn`` per sample, results stacked: set by ops.registry (the op layer)
-to_physical = None    # (tensor, levels) -> physical tensor batched at them: set by eagerad.vmap
+# Open vmap levels -> batch size, of every thread (a level's number is unique in the process,
+# so a lookup by level is safe from any thread; empty: vmap costs nothing, which is all the
+# per-op hot path asks).  Which levels are open *here* is per thread: ``active()``.
+levels = {}
+_numbers = itertools.count(1)    # next() is atomic: two threads never share a level
+
+
+class _Open(threading.local):
+    """This thread's open vmap levels, oldest first."""
+    def __init__(self):
+        self.stack = []
+
+
+_open = _Open()
 
 
 def push(size):
-    """Open a vmap level of ``size`` samples; returns it.
+    """Open a vmap level of ``size`` samples on this thread; returns it.
 
-    >>> level = push(3); levels[level]
-    3
+    >>> level = push(3); levels[level], active() == [level]
+    (3, True)
     >>> pop()
     """
-    _counter[0] += 1
-    levels[_counter[0]] = size
-    return _counter[0]
+    level = next(_numbers)
+    levels[level] = size
+    _open.stack.append(level)
+    return level
 
 
 def pop():
-    """Close the newest vmap level.
+    """Close this thread's newest vmap level.
 
     >>> level = push(2); pop(); level in levels
     False
     """
-    del levels[max(levels)]
+    del levels[_open.stack.pop()]
+
+
+def active():
+    """The vmap levels open on this thread, oldest first (empty outside vmap).
+
+    >>> active()
+    []
+    """
+    return list(_open.stack)
 
 
 class BatchedTensor(Tensor):
@@ -167,7 +191,7 @@ def apply_per_sample(fn, args):
     """
     level = max(a._level for a in args if type(a) is BatchedTensor)
     here = [type(a) is BatchedTensor and a._level == level for a in args]
-    out = map_samples(fn, [a._value if h else a for a, h in zip(args, here)],
+    out = _upcalls.get("map_samples")(fn, [a._value if h else a for a, h in zip(args, here)],
                       [0 if h else None for h in here], levels[level])
     if isinstance(out, Tensor):
         return BatchedTensor(out, level)

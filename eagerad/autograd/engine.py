@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import backend
 from ..tensor import Tensor, ones_like
+from . import batching, forward_ad
 from .grad_mode import state as grad_state
 from .anomaly import anomaly
 from .node import Node
@@ -79,8 +80,9 @@ def _needed(order, capture):
 _ONLY_IN_BUFFER = 3
 
 
-def _add(a, b):
-    """``a + b`` for gradient accumulation; in place into ``a`` when nothing else can see it.
+def _add(a, b, device=None):
+    """``a + b`` for gradient accumulation; in place into ``a`` when nothing else can see it
+    (``device`` is unused: Tensors know theirs; it is ``_send``'s common signature).
 
     Without a recorded backward, a partial sum that only the engine's buffer
     references (a fresh array owning its memory, same shape and dtype as ``b``)
@@ -172,19 +174,14 @@ def backward(outputs, grad_outputs, retain_graph=None, create_graph=False, input
 
 
 def _run(outputs, seeds, retain_graph, create_graph, capture):
-    buffers = {}      # node -> list of gradient per output
-    leaf_grads = {}   # leaf tensor -> summed gradient
-    root_nodes = []
-    for out, g in zip(outputs, seeds):
-        target, idx = _edge_of(out)
-        if type(target) is Node:
-            buf = buffers.get(target)
-            if buf is None:
-                buf = buffers[target] = [None] * target.n_outputs
-                root_nodes.append(target)
-            buf[idx] = _add(buf[idx], g)
+    if not create_graph and not anomaly.enabled and not forward_ad.levels and not batching.levels:
+        for g in seeds:
+            if type(g) is not Tensor:
+                break
         else:
-            leaf_grads[target] = _add(leaf_grads.get(target), g)
+            return _run_arrays(outputs, seeds, retain_graph, capture)
+    # node -> list of gradient per output; leaf tensor -> summed gradient
+    buffers, leaf_grads, root_nodes = _seed(outputs, seeds, _add, False)
 
     order = _collect(root_nodes)
     need = _needed(order, capture) if capture is not None else None
@@ -210,23 +207,116 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
             anomaly.check(node, in_grads)
         if keeps and not retain_graph:
             node.release()      # (a node that keeps nothing stays as it is)
-        for edge, g in zip(node.next, in_grads):
-            if g is None or edge is None:
-                continue
-            target, idx = edge
-            if type(target) is Node:
-                buf = buffers.get(target)
-                if buf is None:
-                    if target.n_outputs == 1:
-                        buffers[target] = [g]
-                    else:
-                        buf = buffers[target] = [None] * target.n_outputs
-                        buf[idx] = g
-                else:
-                    buf[idx] = _add(buf[idx], g)
-            else:
-                leaf_grads[target] = _add(leaf_grads.get(target), g)
+        _send(node, in_grads, buffers, leaf_grads, _add)
 
+    return _finish_leaves(leaf_grads, capture, captured, create_graph)
+
+
+def _add_arrays(a, b, device):
+    """``a + b`` of two gradient arrays on ``device`` (the backend's add, as the Tensor
+    ``+``), in place into ``a`` when only the engine's buffer references it (``_add``'s
+    test, on arrays)."""
+    if a is None:
+        return b
+    if type(a) is np.ndarray and a.base is None and sys.getrefcount(a) == _ONLY_IN_BUFFER \
+            and a is not b and type(b) is np.ndarray and a.shape == b.shape \
+            and a.dtype == b.dtype and a.flags.writeable:
+        return backend.get(device.type).inplace("add", a, b)
+    return backend.get(device.type).binary("add", a, b)
+
+
+def _seed(outputs, seeds, add, arrays):
+    """The gradient buffers of the nodes (and sums of the leaves) that the outputs' seeds
+    enter, and those nodes; ``arrays``: keep the seeds' bare arrays."""
+    buffers, leaf_grads, root_nodes = {}, {}, []
+    for out, g in zip(outputs, seeds):
+        target, idx = _edge_of(out)
+        device = g._device
+        if arrays:
+            g = g._data
+        if type(target) is Node:
+            buf = buffers.get(target)
+            if buf is None:
+                buf = buffers[target] = [None] * target.n_outputs
+                root_nodes.append(target)
+            buf[idx] = add(buf[idx], g, device)
+        else:
+            leaf_grads[target] = add(leaf_grads.get(target), g, device)
+    return buffers, leaf_grads, root_nodes
+
+
+def _send(node, in_grads, buffers, leaf_grads, add):
+    """Deliver a node's input gradients along its edges: into the buffer of the node
+    that made each input, or the sum of a leaf; ``add(a, b, device)`` sums two."""
+    for edge, g in zip(node.next, in_grads):
+        if g is None or edge is None:
+            continue
+        target, idx = edge
+        if type(target) is Node:
+            buf = buffers.get(target)
+            if buf is None:
+                if target.n_outputs == 1:
+                    buffers[target] = [g]
+                else:
+                    buf = buffers[target] = [None] * target.n_outputs
+                    buf[idx] = g
+            else:
+                buf[idx] = add(buf[idx], g, target.device)
+        else:
+            leaf_grads[target] = add(leaf_grads.get(target), g, target._device)
+
+
+def _wrap(arrays, device, face):
+    return [None if a is None else Tensor._make(a, device, face=face) for a in arrays]
+
+
+def _run_arrays(outputs, seeds, retain_graph, capture):
+    """``_run`` when nothing of the backward is recorded (no ``create_graph``, forward-mode
+    level, vmap level or anomaly mode): gradients travel between nodes as bare backend
+    arrays, and a node of a registry op runs its array-level backward (``op.array_backward``:
+    the op's array rules, or its Tensor rules on wrapped arrays).  Gradients become Tensors
+    only where someone sees them: hooks, retained and captured gradients, custom Functions'
+    backward, and the leaves.  The same backend calls as ``_run``, so the same numbers."""
+    face = seeds[0]._face
+    # node -> list of gradient arrays per output; leaf tensor -> summed gradient array
+    buffers, leaf_grads, root_nodes = _seed(outputs, seeds, _add_arrays, True)
+
+    order = _collect(root_nodes)
+    need = _needed(order, capture) if capture is not None else None
+    captured = {}
+    pop = buffers.pop
+    for node in reversed(order):
+        grads = pop(node, None)
+        if grads is None:       # every path into this node carried no gradient
+            continue
+        if node.pre_hooks is not None or node.retained is not None:
+            grads = [None if g is None else g._data
+                     for g in _node_hooks(node, _wrap(grads, node.device, face), False)]
+        if capture is not None and node in capture:
+            for idx in capture[node]:
+                g = grads[idx]
+                captured[(node, idx)] = None if g is None else Tensor._make(g, node.device,
+                                                                            face=face)
+        if need is not None and node not in need:
+            continue
+        op = node.op
+        if op is not None and node.n_outputs == 1:
+            in_grads = op.array_backward(node, grads[0])
+        else:                   # a custom Function or a node of several outputs: on Tensors
+            inputs, outs = node.unpack()
+            in_grads = [g._data if isinstance(g, Tensor) else None for g in
+                        node.backward_fn(_wrap(grads, node.device, face), inputs, outs)]
+        if not retain_graph and (node.saved_versions or node.out_data is not None):
+            node.release()      # (a node that keeps nothing stays as it is)
+        _send(node, in_grads, buffers, leaf_grads, _add_arrays)
+
+    return _finish_leaves({leaf: Tensor._make(g, leaf._device, face=leaf._face)
+                           for leaf, g in leaf_grads.items()}, capture, captured, False)
+
+
+def _finish_leaves(leaf_grads, capture, captured, create_graph):
+    """The leaves' summed gradients through their hooks, into ``captured`` (with
+    ``inputs``) or accumulated into ``.grad``; returns ``captured``."""
     for leaf, g in leaf_grads.items():
         if leaf._hooks:
             g = _apply_hooks(leaf._hooks, g)

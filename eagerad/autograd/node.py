@@ -6,6 +6,7 @@ import itertools
 
 from ..tensor import Tensor
 from .anomaly import anomaly, creation_trace
+from .forward_ad import kept_tangents
 
 _sequence = itertools.count()
 
@@ -126,8 +127,8 @@ class Node:
             t = Tensor._make(data, self.device, True, self, ver)
             if i:
                 t._out_index = i      # (0 is the class default: no instance dict)
-            if self.out_tangents is not None:
-                t._tangents = self.out_tangents[i]
+            if self.out_tangents is not None:     # held weakly: see forward_ad.keep_out_tangents
+                t._tangents = kept_tangents(self.out_tangents[i])
             outs.append(t)
         return self.inputs, outs
 
@@ -147,6 +148,43 @@ class Node:
             self.inputs = self.backward_fn = None
             self.saved_versions = ()
             self.out_data = self.out_version = self.out_tangents = None
+
+
+_new = object.__new__
+_NO_KWARGS = {}
+
+
+def lean_node(name, op, backward_fn, next_edges, inputs, saved_versions, out, save_output):
+    """A ``Node`` of a one-output registry op called without keywords, built field by field
+    (the per-op recording path): ``saved_versions`` come made, ``out`` is the output Tensor.
+
+    >>> x = eagerad.tensor(2.0, requires_grad=True); y = x * x
+    >>> node = lean_node("MulBackward", y.grad_fn.op, None, ((x, 0), (x, 0)), (x, x), (), y, False)
+    >>> node.n_outputs, node.kwargs, node.out_data
+    (1, {}, None)
+    """
+    node = _new(Node)
+    node.name = name
+    node.op = op
+    node.kwargs = _NO_KWARGS
+    node.backward_fn = backward_fn
+    node.next = next_edges
+    node.inputs = inputs
+    node.saved_versions = saved_versions
+    node.n_outputs = 1
+    node.device = out._device
+    if save_output:
+        version = out._version
+        node.out_data = (out._data,)
+        node.out_version = ((version, version[0]),)
+    else:
+        node.out_data = node.out_version = None
+    node.out_tangents = None
+    node.seq = next(_sequence)
+    node.released = False
+    if anomaly.enabled:
+        node.trace = creation_trace()
+    return node
 
 
 class AccumulateGrad:

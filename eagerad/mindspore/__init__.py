@@ -3,9 +3,11 @@
 Tensors made here speak MindSpore: they print as MindSpore does, and where MindSpore
 and PyTorch read a name differently this face follows MindSpore:
 
-==========================  ========================================  ===========================
+==========================  ========================================  ====================
+
 name                        MindSpore (this face)                     PyTorch (eagerad.torch)
-==========================  ========================================  ===========================
+==========================  ========================================  ====================
+
 ``nn.Dropout(0.8)``         keep probability ``keep_prob``            drop probability
 ``x.std()``, ``x.var()``    divide by n (``ddof=0``)                  unbiased
 ``ops.max(x)``              ``(value, index)``                        the value
@@ -18,7 +20,8 @@ name                        MindSpore (this face)                     PyTorch (e
 a new ``nn.Cell``           inference mode (``set_train()``)          training mode
 ``p.data``                  the parameter itself                      a tensor outside the graph
 printing                    ``Tensor(shape=[2], dtype=Float32, ...)``  ``tensor([1., 2.])``
-==========================  ========================================  ===========================
+==========================  ========================================  ====================
+
 
 >>> import eagerad.mindspore as ms
 >>> ms.grad(ms.ops.sin)(ms.Tensor(0.0))
@@ -33,12 +36,33 @@ from .. import context
 from ..tensor import ParameterTuple, set_seed
 from ..transforms import GradOperation, grad, value_and_grad  # noqa: F401
 from ..functional import jvp, vjp  # noqa: F401
+from ..functional import hessian, jacfwd, jacrev  # noqa: F401
 from ..vectorize import vmap  # noqa: F401
-from ..serialization import load_checkpoint as _load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401,E501
+from ..serialization import load_checkpoint as _load_checkpoint, load_param_into_net  # noqa: F401
+from ..serialization import save_checkpoint as _save_checkpoint
 from ..printing import set_printoptions  # noqa: F401
 from ._face import MINDSPORE, Parameter, Tensor, stamped  # noqa: F401
-from . import nn, ops, train  # noqa: E402
+from . import dataset, nn, ops, train  # noqa: E402
 from .train import Model  # noqa: E402,F401
 
 float_, int_ = float32, int64
 load_checkpoint = stamped(_load_checkpoint)
+
+
+def save_checkpoint(save_obj, ckpt_file_name, *args, **kwargs):
+    """MindSpore's ``save_checkpoint``: MindSpore's protobuf ``.ckpt`` format (MindSpore
+    reads the file), the ``.ckpt`` suffix added when missing, written atomically.
+
+    >>> import os, tempfile; path = os.path.join(tempfile.mkdtemp(), 'net')
+    >>> save_checkpoint({'w': Tensor([1.0])}, path); sorted(load_checkpoint(path + '.ckpt'))
+    ['w']
+    """
+    if not str(ckpt_file_name).endswith(".ckpt"):
+        ckpt_file_name = f"{ckpt_file_name}.ckpt"
+    _save_checkpoint(save_obj, ckpt_file_name, format="ckpt")
+
+
+from . import communication  # noqa: E402,F401  (over MPI)
+from ..distributed.parallel_context import (ParallelMode, get_auto_parallel_context,  # noqa: E402,F401
+                                            reset_auto_parallel_context,
+                                            set_auto_parallel_context)

@@ -41,6 +41,7 @@ from .. import ops
 from ..ops import convolution as conv
 from ..ops import losses as lf
 from ..ops import normalization as norm
+from ..ops import recurrent
 from ..tensor import Parameter, Tensor, zeros
 from ..face import ambiguous
 from .cell import Cell
@@ -780,19 +781,23 @@ class _Recurrent(Cell):
             outs = []
             for d, suffix in enumerate(self._suffixes(layer)):
                 p = [getattr(self, n + suffix) for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
-                state = states[layer * self.directions + d]
-                steps = range(x.shape[0]) if d == 0 else range(x.shape[0] - 1, -1, -1)
-                seq = [None] * x.shape[0]
-                for t in steps:
-                    state = self._step(x[t], state, *p)
-                    seq[t] = state[0]
-                outs.append(ops.stack(seq, 0))
+                seq, state = self._sequence(x, states[layer * self.directions + d], p, d == 1)
+                outs.append(seq)
                 finals.append(state)
             x = outs[0] if len(outs) == 1 else ops.concat(outs, -1)
             if self.training and self.dropout > 0 and layer < self.num_layers - 1:
                 x = lf.dropout(x, self.dropout)
         out = x.swapaxes(0, 1) if self.batch_first else x
         return out, self._pack(finals)
+
+    def _sequence(self, x, state, p, reverse):
+        """One layer in one direction, step by step: (all states h (L, N, H), final state)."""
+        steps = range(x.shape[0]) if not reverse else range(x.shape[0] - 1, -1, -1)
+        seq = [None] * x.shape[0]
+        for t in steps:
+            state = self._step(x[t], state, *p)
+            seq[t] = state[0]
+        return ops.stack(seq, 0), state
 
 
 class LSTM(_Recurrent):
@@ -814,6 +819,23 @@ class LSTM(_Recurrent):
             return [(zero, zero)] * n
         h0, c0 = hx
         return [(h0[i], c0[i]) for i in range(n)]
+
+    def _sequence(self, x, state, p, reverse):
+        """The layer as one fused ``lstm_scan`` op (float32/float64 and a non-empty
+        sequence; else step by step): the input projections of every step in one matmul,
+        the recurrence and its backward in one backend call each."""
+        if x.shape[0] == 0 or x.dtype.name not in ("float32", "float64"):
+            return super()._sequence(x, state, p, reverse)
+        w_ih, w_hh, b_ih, b_hh = p
+        if reverse:
+            x = x.flip(0)
+        if b_hh is None:
+            b_hh = zeros(w_hh.shape[0], dtype=x.dtype, device=x.device)
+        size = w_hh.shape[1]
+        out = recurrent.lstm_scan(lf.linear(x, w_ih, b_ih), *state, w_hh, b_hh)
+        seq = out[:, :, :size]
+        last = out[-1]
+        return seq.flip(0) if reverse else seq, (last[:, :size], last[:, size:2 * size])
 
     @staticmethod
     def _step(x, state, w_ih, w_hh, b_ih, b_hh):

@@ -15,7 +15,8 @@ import math
 import numpy as np
 
 from .. import dtype as dt
-from ..tensor import UPPER, Tensor, full, rand, randn
+from .. import _upcalls
+from ..tensor import Tensor, full, rand, randn
 from .inplace import assign
 
 
@@ -172,4 +173,4 @@ def xavier_uniform_(t, gain=1.0):
     return assign(t, xavier_uniform(t.shape, gain, t.dtype))
 
 
-UPPER["initializer"] = initializer     # for Tensor(shape=, init=) (tensor.py)
+_upcalls.register("initializer", initializer)     # for Tensor(shape=, init=) (tensor.py)

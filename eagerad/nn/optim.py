@@ -287,9 +287,24 @@ class Optimizer:
                     g = g.detach()
                     if self.loss_scale != 1.0:
                         g = g / self.loss_scale
-                    new = self.update(p.detach(), g, self.state.setdefault(p, {}), group)
+                    state = self.state.setdefault(p, {})
+                    if _plain_arrays(p, g) and self.update_arrays(p, g._data, state, group):
+                        p._version[0] += 1
+                        continue
+                    new = self.update(p.detach(), g, state, group)
                     if new is not None:
                         assign(p, new)
+
+    def update_arrays(self, p, g, state, group):
+        """The update on arrays, written into ``p._data`` in place with the arithmetic
+        of ``update`` (the same numbers, without a Tensor op per line): True when done,
+        False to run ``update``.  Called for float32/float64 CPU parameters whose
+        gradient array ``g`` has their dtype; the base class has none.
+
+        >>> Optimizer.update_arrays(None, None, None, {}, {})
+        False
+        """
+        return False
 
     def update(self, p, g, state, group):
         """The new value of ``p`` (a detached alias of the parameter), or None when the
@@ -305,6 +320,20 @@ class Optimizer:
     def __repr__(self):
         settings = {k: v for k, v in self.param_groups[0].items() if k != "params"}
         return f"{type(self).__name__}({len(self.parameters)} parameters, {settings})"
+
+
+def _plain_arrays(p, g):
+    """Whether ``update_arrays`` may run: a float32/float64 CPU parameter and a numpy
+    gradient of its dtype."""
+    data = p._data
+    return p._device.type == "cpu" and type(data) is np.ndarray and data.dtype.char in "fd" \
+        and type(g._data) is np.ndarray and g._data.dtype == data.dtype
+
+
+def _state_array(state, key, value):
+    """``state[key]`` as a Tensor holding the array ``value`` (what ``state_dict`` saves)."""
+    state[key] = Tensor._make(value)
+    return value
 
 
 def _is_schedule(lr):
@@ -369,6 +398,32 @@ class SGD(Optimizer):
             state["momentum_buffer"] = buf
             g = g + buf * momentum if group["nesterov"] else buf
         p.sub_(g * group["lr"])     # in place: the same numbers as ``p - g * lr``, one pass less
+
+    def update_arrays(self, p, g, state, group):
+        """``update`` on arrays (the same numbers).
+
+        >>> w = eagerad.Parameter(eagerad.tensor([1.0]))
+        >>> opt = SGD([w], lr=0.5, momentum=0.5)
+        >>> opt.update_arrays(w, np.array([1.0]), opt.state.setdefault(w, {}), opt.param_groups[0])
+        True
+        >>> w.tolist(), opt.state[w]['momentum_buffer'].tolist()
+        ([0.5], [1.0])
+        """
+        data = p._data
+        if group["weight_decay"]:
+            g = g + data * group["weight_decay"]
+        momentum = group["momentum"]
+        if momentum:
+            held = state.get("momentum_buffer")
+            if held is None:
+                buf = _state_array(state, "momentum_buffer", g.copy())
+            else:
+                buf = held._data
+                np.multiply(buf, momentum, out=buf)
+                buf += g * (1.0 - group["dampening"])
+            g = g + buf * momentum if group["nesterov"] else buf
+        np.subtract(data, g * group["lr"], out=data)
+        return True
 
 
 class Momentum(SGD):
@@ -448,6 +503,48 @@ class Adam(Optimizer):
             v = state["max_exp_avg_sq"] = v if best is None else best.maximum(v)
         denom = v.sqrt() / math.sqrt(1.0 - b2 ** t) + group["eps"]
         return p - m / denom * (lr / (1.0 - b1 ** t))
+
+    def update_arrays(self, p, g, state, group):
+        """``update`` on arrays, the moments updated in place (the same numbers); AMSGrad
+        runs ``update``.
+
+        >>> w = eagerad.Parameter(eagerad.tensor([1.0]))
+        >>> opt = Adam([w], lr=0.1)
+        >>> opt.update_arrays(w, np.array([-3.0]), opt.state.setdefault(w, {}), opt.param_groups[0])
+        True
+        >>> round(w.item(), 6), opt.state[w]['step']
+        (1.1, 1)
+        """
+        if group.get("amsgrad"):
+            return False
+        lr, wd, b1, b2 = group["lr"], group["weight_decay"], group["beta1"], group["beta2"]
+        t = state["step"] = state.get("step", 0) + 1
+        data = p._data
+        src = data
+        if wd and self.decoupled:
+            src = data * (1.0 - lr * wd)
+        elif wd:
+            g = g + data * wd
+        m, v = state.get("exp_avg"), state.get("exp_avg_sq")
+        if m is None:
+            m = _state_array(state, "exp_avg", g * (1.0 - b1))
+        else:
+            m = m._data
+            np.multiply(m, b1, out=m)
+            m += g * (1.0 - b1)
+        if v is None:
+            v = _state_array(state, "exp_avg_sq", g * g * (1.0 - b2))
+        else:
+            v = v._data
+            np.multiply(v, b2, out=v)
+            v += g * g * (1.0 - b2)
+        denom = np.sqrt(v)
+        denom /= math.sqrt(1.0 - b2 ** t)
+        denom += group["eps"]
+        step = np.divide(m, denom, out=denom)
+        step *= lr / (1.0 - b1 ** t)
+        np.subtract(src, step, out=data)
+        return True
 
 
 class AdamW(Adam):

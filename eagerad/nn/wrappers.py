@@ -122,8 +122,13 @@ class TrainOneStepCell(Cell):
         [[1.0]]
         """
         loss, grads = loss_and_grads(self.network, self.weights, inputs, self.sens)
-        self.optimizer(_clip(grads, self.clip_global_norm))
+        self.optimizer(_clip(self.reduce_gradients(grads), self.clip_global_norm))
         return loss
+
+    def reduce_gradients(self, grads):
+        """The gradients as the optimizer should see them: as they are here; MindSpore's
+        face averages them across ranks in data-parallel training (its grad reducer)."""
+        return grads
 
 
 class TrainOneStepWithLossScaleCell(TrainOneStepCell):
@@ -165,5 +170,5 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         if self.scaler:
             self.scaler.adjust(finite)
         if finite:
-            self.optimizer(_clip(grads, self.clip_global_norm))
+            self.optimizer(_clip(self.reduce_gradients(grads), self.clip_global_norm))
         return loss, Tensor(np.array(not finite)), Tensor(np.array(scale, np.float32))

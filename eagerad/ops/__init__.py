@@ -8,7 +8,7 @@ tensor([6.])
 """
 import sys as _sys
 
-from ..tensor import UPPER as _UPPER
+from .. import _upcalls
 from . import inplace as _inplace, methods as _methods
 from .primitives import MatMul, ReduceSum, stop_gradient
 from .registry import OPS, defop
@@ -31,6 +31,6 @@ def _import_families():
 
 
 _import_families()
-_UPPER["ops"] = _sys.modules[__name__]      # the numpy protocols of Tensor route here
+_upcalls.register("ops", _sys.modules[__name__])   # the numpy protocols of Tensor route here
 _methods.install()
 _inplace.install()

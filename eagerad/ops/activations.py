@@ -52,7 +52,7 @@ def _gelu_derivative(x, ans, approximate):
 
 
 def _gelu_forward(B, x, approximate):
-    return B.special_unary("gelu" if approximate == "none" else "gelu_tanh", x)
+    return B.gelu(x, approximate)
 
 
 def _silu_derivative(x, ans):
@@ -79,6 +79,7 @@ _softplus = unary("softplus", formula("softplus", "beta", "threshold"), _softplu
                   cases=unary_cases(beta=1.0, threshold=20.0)
                   + [Case(U(2, 3, low=-3.0, high=3.0), beta=2.0, threshold=1.5)])
 _gelu = unary("gelu", _gelu_forward, _gelu_derivative,
+              fast=lambda B, g, ans, x, approximate: B.gelu_backward(g, x, approximate),
               cases=unary_cases(dict(low=-3.0, high=3.0), approximate="none")
               + [Case(U(2, 3, low=-3.0, high=3.0), approximate="tanh")])
 _silu = unary("silu", formula("silu"), _silu_derivative, dict(low=-3.0, high=3.0))

@@ -32,6 +32,7 @@ from .. import dtype as dt
 from ..backend.cpu import nn as cpu_nn
 from ..tensor import Tensor, arange
 from .linalg import matmul
+from .pooling import max_pool_fused
 from .math import as_tensor, equal, where
 from .reduction import argmax
 from .registry import Case, U, defop, export
@@ -397,6 +398,8 @@ def _max_pool(name, x, kernel_size, stride, padding, dilation, ceil_mode, return
     kernel, stride, dilation, _, pads = _pool_geometry(name, x, kernel_size, stride, padding,
                                                        dilation, ceil_mode)
     n, c, h, w = x.shape
+    if not return_indices and x.dtype.name in ("float32", "float64"):
+        return max_pool_fused(x, geometry=(kernel, stride, dilation, pads))   # one pass each way
     cols = _unfold(x, kernel=kernel, stride=stride, dilation=dilation, pads=pads,
                    fill=float("-inf"))
     oh, ow = cols.shape[-2:]

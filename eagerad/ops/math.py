@@ -43,12 +43,14 @@ def _unary(name, vjp=None, jvp=None, domain=None, example=None, floating=True, p
     op = defop(name, lambda B, x: B.unary(name, x), vjp=vjp, jvp=jvp, cases=cases,
                elementwise=True, **kw)
 
+    run = op.apply1
+
     def fn(x):
         if type(x) is not Tensor and not isinstance(x, Tensor):
             x = as_tensor(x)
         if floating and x._data.dtype.kind != "f":
             x = x.astype(dt.default_float)
-        return apply(op, (x,), {})     # ``op(x)`` without its extra call (the per-op hot path)
+        return run(x)     # ``op(x)`` without its extra calls (the per-op hot path)
     x, out = example if isinstance(example, tuple) else ("0.5", example)
     fn.__name__, fn.op = name, op
     fn.__doc__ = f"Elementwise ``{name}``.\n\n    >>> print({name}(eagerad.tensor([{x}])))\n    {out}\n"
@@ -103,7 +105,7 @@ sinh = _unary("sinh", lambda g, ans, x: g * cosh(x), lambda t, ans, x: t * cosh(
               example="[0.5211]", primitive="Sinh")
 cosh = _unary("cosh", lambda g, ans, x: g * sinh(x), lambda t, ans, x: t * sinh(x),
               example="[1.1276]", primitive="Cosh")
-tanh = _unary("tanh", *_linear(lambda g, ans, x: formulas.tanh_grad(g, ans, 1)),
+tanh = _unary("tanh", *_linear(lambda g, ans, x: _tanh_grad.apply2(g, ans)),
               saves=(), save_output=True,
               fast=lambda B, g, ans, x: B.fused_grad("tanh", g, ans),
               example="[0.4621]", primitive="Tanh")
@@ -119,7 +121,7 @@ asinh = _unary("asinh", lambda g, ans, x: g / sqrt(x * x + 1), lambda t, ans, x:
                example="[0.4812]", primitive="Asinh")
 acosh = _unary("acosh", lambda g, ans, x: g / sqrt(x * x - 1), lambda t, ans, x: t / sqrt(x * x - 1),
                domain=dict(low=1.5, high=3.0), example=("2.0", "[1.3170]"), primitive="Acosh")
-sigmoid = _unary("sigmoid", *_linear(lambda g, ans, x: formulas.sigmoid_grad(g, ans, 1)),
+sigmoid = _unary("sigmoid", *_linear(lambda g, ans, x: _sigmoid_grad.apply2(g, ans)),
                  saves=(), save_output=True,
                  fast=lambda B, g, ans, x: B.fused_grad("sigmoid", g, ans),
                  example="[0.6225]", primitive="Sigmoid")
@@ -170,6 +172,7 @@ def _binary(name, vjp=None, jvp=None, x=None, y=None, example=None, public=None,
     op = defop(name, forward or (lambda B, a, b: B.binary(name, a, b)), vjp=vjp, jvp=jvp,
                cases=cases, elementwise=True, **kw)
     public = public or name
+    run = op.apply2
 
     def fn(x, y):
         ty = type(y)
@@ -178,7 +181,7 @@ def _binary(name, vjp=None, jvp=None, x=None, y=None, example=None, public=None,
             if check is not None:
                 check(public, x, y)
         try:
-            return apply(op, (x, y), {})
+            return run(x, y)
         except ValueError:
             _check_broadcast(public, x, y)   # a clearer message for the usual cause
             raise
@@ -230,10 +233,11 @@ def _pow_grad_exp(g, ans, x, y):
 
 add = _binary("add", (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
               (lambda t, ans, x, y: t, lambda t, ans, x, y: t), saves=(),
+              fast=_arrays(lambda B, g, ans, x, y: g, lambda B, g, ans, x, y: g),
               example="[3. 4.]", primitive="Add", methods=('add',))
 sub = _binary("sub", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
               (lambda t, ans, x, y: t, lambda t, ans, x, y: -t), saves=(),
-              fast=_arrays(None, lambda B, g, ans, x, y: B.unary("neg", g)),
+              fast=_arrays(lambda B, g, ans, x, y: g, lambda B, g, ans, x, y: B.unary("neg", g)),
               example="[-1.  0.]", primitive="Sub",
               methods=('sub', 'subtract'), aliases=('subtract',))
 mul = _binary("mul", (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
@@ -360,6 +364,87 @@ def bitwise_not(x):
     _integral("bitwise_not", x, None)
     return apply(_invert, (x,), {})
 _mul = mul.op      # the op itself, for rule-level doctests elsewhere
+
+# ------------------------------------------- derivative ops of tanh and sigmoid
+# tanh's and sigmoid's rules as single ops whose own rules are known, so that each
+# derivative of a tanh/sigmoid network (PINNs: u'' by grad of grad) records one node per
+# activation instead of the three to seven of the composed formula.  Every rule of these
+# ops is again one of them, to any order.
+
+
+def _tanh_grad_forward(B, g, t):
+    """``g * (1 - t * t)`` (``formulas.tanh_grad``) by the backend calls the composed rule
+    made: the recorded path never needs a compiled kernel."""
+    return B.binary("mul", g, B.binary("sub", 1, B.binary("mul", t, t)))
+
+
+def _sigmoid_grad_forward(B, g, s):
+    """``g * s * (1 - s)`` (``formulas.sigmoid_grad``) by the composed rule's backend calls."""
+    return B.binary("mul", B.binary("mul", g, s), B.binary("sub", 1, s))
+
+
+def _fused_or(B, name, g, s, formula):
+    """The backend's one-pass ``name`` gradient where it covers the operands (the same bits
+    as the formula: tests/test_activation_derivatives_shared.py), else ``formula``'s calls;
+    for the array rules, which run unrecorded."""
+    if type(g) is type(s) and g.dtype == s.dtype and g.shape == s.shape and g.dtype.kind == "f":
+        out = B.fused_grad(name, g, s)
+        if out is not None:
+            return out
+    return formula(B, g, s)
+
+
+def _minus2_product_forward(B, a, b, c):
+    """``a * b * c * -2``: d/dt of ``g * (1 - t*t)`` times ``a`` is ``_minus2_product(a, g, t)``,
+    the same bits as the composed rule's ``-(a*g)*t + -(a*g)*t`` (negating and doubling are
+    exact)."""
+    return B.binary("mul", B.binary("mul", B.binary("mul", a, b), c), -2)
+
+
+def _sigmoid_grad2_forward(B, a, g, s):
+    """``a * g * (1 - 2 * s)``: d/ds of ``g * s * (1 - s)`` times ``a``."""
+    return B.binary("mul", B.binary("mul", a, g), B.binary("sub", 1, B.binary("mul", s, 2)))
+
+
+def _triples():
+    """Gradcheck cases of the three-operand derivative ops: equal shapes, broadcasting,
+    scalars, empty."""
+    return [Case(U(2, 3), U(2, 3), U(2, 3)), Case(U(3), U(2, 3), U(2, 1)), Case(U(), U(), U()),
+            Case(U(0, 2), U(0, 2), U(2))]
+
+
+_minus2_product = defop(
+    "minus2_product", _minus2_product_forward,
+    *(_linear((lambda g, ans, a, b, c: _minus2_product(g, b, c),
+               lambda g, ans, a, b, c: _minus2_product(g, a, c),
+               lambda g, ans, a, b, c: _minus2_product(g, a, b)))),
+    saves={0: (1, 2), 1: (0, 2), 2: (0, 1)}, elementwise=True, cases=_triples(),
+    fast=_arrays(lambda B, g, ans, a, b, c: _minus2_product_forward(B, g, b, c),
+                 lambda B, g, ans, a, b, c: _minus2_product_forward(B, g, a, c),
+                 lambda B, g, ans, a, b, c: _minus2_product_forward(B, g, a, b)))
+_tanh_grad = defop(
+    "tanh_grad", _tanh_grad_forward,
+    *(_linear((lambda g, ans, a, t: _tanh_grad.apply2(g, t),
+               lambda g, ans, a, t: _minus2_product(g, a, t)))),
+    saves={0: (1,), 1: (0, 1)}, elementwise=True, cases=_pairs(y=_INSIDE_UNIT),
+    fast=_arrays(lambda B, g, ans, a, t: _fused_or(B, "tanh", g, t, _tanh_grad_forward),
+                 lambda B, g, ans, a, t: _minus2_product_forward(B, g, a, t)))
+_sigmoid_grad2 = defop(
+    "sigmoid_grad2", _sigmoid_grad2_forward,
+    *(_linear((lambda g, ans, a, b, s: _sigmoid_grad2(g, b, s),
+               lambda g, ans, a, b, s: _sigmoid_grad2(g, a, s),
+               lambda g, ans, a, b, s: _minus2_product(g, a, b)))),
+    saves={0: (1, 2), 1: (0, 2), 2: (0, 1)}, elementwise=True, cases=_triples(),
+    fast=_arrays(lambda B, g, ans, a, b, s: _sigmoid_grad2_forward(B, g, b, s),
+                 lambda B, g, ans, a, b, s: _sigmoid_grad2_forward(B, g, a, s),
+                 lambda B, g, ans, a, b, s: _minus2_product_forward(B, g, a, b)))
+_sigmoid_grad = defop(
+    "sigmoid_grad", _sigmoid_grad_forward,
+    *(_linear((lambda g, ans, a, s: _sigmoid_grad.apply2(g, s),
+               lambda g, ans, a, s: _sigmoid_grad2(g, a, s)))),
+    saves={0: (1,), 1: (0, 1)}, elementwise=True, cases=_pairs(y=dict(low=0.1, high=0.9)),
+    fast=_arrays(lambda B, g, ans, a, s: _fused_or(B, "sigmoid", g, s, _sigmoid_grad_forward),
+                 lambda B, g, ans, a, s: _sigmoid_grad2_forward(B, g, a, s)))
 
 _where = defop("where", lambda B, c, x, y: B.where(c, x, y),
                vjp=(None, lambda g, ans, c, x, y: where(c, g, 0), lambda g, ans, c, x, y: where(c, 0, g)),

@@ -16,10 +16,10 @@ import functools
 
 import numpy as np
 
-from .. import backend
+from .. import _upcalls, backend
 from ..autograd import batching, forward_ad
 from ..autograd.grad_mode import state as grad_state
-from ..autograd.node import Node
+from ..autograd.node import Node, lean_node
 from ..tensor import Tensor, zeros_like
 
 OPS = {}
@@ -34,8 +34,9 @@ class Op:
     [0.0]
     """
     __slots__ = ("name", "node_name", "forward", "vjp", "jvp", "saves", "save_output",
-                 "fast", "n_outputs", "view", "moves_device", "cases", "batch", "elementwise",
-                 "backward_fn", "same_dtype", "saves_by_wanted")
+                 "_fast", "n_outputs", "view", "moves_device", "cases", "batch", "elementwise",
+                 "backward_fn", "same_dtype", "saves_by_wanted", "apply1", "apply2",
+                 "array_backward")
 
     def __init__(self, name, forward, vjp, jvp, saves, save_output, fast, n_outputs, view,
                  moves_device, cases, batch=None, elementwise=False):
@@ -46,7 +47,7 @@ class Op:
         self.jvp = jvp
         self.saves = saves
         self.save_output = save_output
-        self.fast = fast
+        self._fast = fast
         self.same_dtype = type(fast) is SameDtype
         self.saves_by_wanted = {}
         self.n_outputs = n_outputs
@@ -57,9 +58,26 @@ class Op:
         self.elementwise = elementwise
         # the node callback of a call without keywords, made once instead of per record
         self.backward_fn = functools.partial(_backward, self, {})
+        self.apply1, self.apply2 = _lean_appliers(self)
+        self.array_backward = _lean_backward(self)
 
     def __call__(self, *args, **kwargs):
         return apply(self, args, kwargs)
+
+    @property
+    def fast(self):
+        """The array-level rules (``defop``'s ``fast=``); setting them remakes the node
+        backward built from them (``array_backward``).
+
+        >>> len(OPS['mul'].fast)
+        2
+        """
+        return self._fast
+
+    @fast.setter
+    def fast(self, rules):
+        self._fast = rules
+        self.array_backward = _lean_backward(self)
 
     def __repr__(self):
         return f"<eagerad op {self.name}>"
@@ -273,7 +291,7 @@ def apply(op, args, kwargs):
     else:
         out = op.forward(B, *arrays)
     if op.n_outputs == 1:
-        result = Tensor._make(out, device, None, None, args[0]._version if op.view else None,
+        result = Tensor._make(out, device, False, None, args[0]._version if op.view else None,
                               face)
         outs = (result,)
     else:
@@ -283,6 +301,121 @@ def apply(op, args, kwargs):
     if forward_ad.levels:
         forward_ad.propagate(op, args, kwargs, outs)
     return result
+
+
+_new = object.__new__
+
+
+def _lean_appliers(op):
+    """``apply`` for the common call shapes of ``op``, made once from its stanza: one Tensor
+    (``apply1(x)``), or a Tensor and a Tensor or Python number (``apply2(x, y)``), no
+    keywords, one output.  What the node keeps of each operand (``saves``) and whether a
+    rule exists are worked out here, not per call; the forward runs, the result is made
+    and the node recorded inline.  Anything else (vmap or forward-mode levels, devices that
+    differ, views, several outputs) goes through ``apply``, which is always right.
+
+    >>> x = eagerad.tensor([1.0, 2.0], requires_grad=True)
+    >>> OPS['mul'].apply2(x, 3.0).grad_fn.name, OPS['sin'].apply1(x).grad_fn.name
+    ('MulBackward', 'SinBackward')
+    """
+    def apply1(x):
+        return apply(op, (x,), {})
+
+    def apply2(x, y):
+        return apply(op, (x, y), {})
+    if op.n_outputs != 1 or op.view or op.moves_device:
+        return apply1, apply2
+    forward, name, bfn, save_output = op.forward, op.node_name, op.backward_fn, op.save_output
+    vjp = op.vjp
+    rule0 = len(vjp) > 0 and vjp[0] is not None
+    rule1 = len(vjp) > 1 and vjp[1] is not None
+
+    def keeps(wanted):       # which of the two operands the node keeps (others: ``Unsaved``)
+        saves = op.saves
+        if saves is None:
+            return (True, True)
+        if type(saves) is dict:
+            saves = frozenset(j for i, s in saves.items() if wanted >> i & 1 for j in s)
+        return (0 in saves, 1 in saves)
+    keep_x = keeps(1)[0]
+    plans = {w: keeps(w) for w in (1, 2, 3)}
+
+    def apply1(x):
+        if batching.levels or forward_ad.levels or type(x) is not Tensor:
+            return apply(op, (x,), {})
+        dev = x._device
+        t = _new(Tensor)
+        t._data = forward(_backends.get(dev.type) or _backend(dev), x._data)
+        t._device = dev
+        t._requires_grad = False
+        t.grad_fn = None
+        t._version = [0]
+        t._face = x._face
+        if x._requires_grad and rule0 and grad_state.enabled:
+            fn = x.grad_fn
+            if keep_x:
+                version = x._version
+                inputs, saved = (x,), ((x, version, version[0]),)
+            else:
+                inputs, saved = (Unsaved(x),), ()
+            t.grad_fn = lean_node(name, op, bfn, ((fn, x._out_index) if fn is not None else (x, 0),),
+                                  inputs, saved, t, save_output)
+            t._requires_grad = True
+        return t
+
+    def apply2(x, y):
+        if batching.levels or forward_ad.levels or type(x) is not Tensor:
+            return apply(op, (x, y), {})
+        dev = x._device
+        ty = type(y)
+        if ty is Tensor or isinstance(y, Tensor):
+            if y._device is not dev and y._device != dev:
+                return apply(op, (x, y), {})     # raises, naming the argument
+            yd = y._data
+            y_wants = y._requires_grad and rule1
+        else:
+            yd = y
+            y_wants = False
+        t = _new(Tensor)
+        t._data = forward(_backends.get(dev.type) or _backend(dev), x._data, yd)
+        t._device = dev
+        t._requires_grad = False
+        t.grad_fn = None
+        t._version = [0]
+        t._face = x._face
+        x_wants = x._requires_grad and rule0
+        if (x_wants or y_wants) and grad_state.enabled:
+            keep0, keep1 = plans[(1 if x_wants else 0) | (2 if y_wants else 0)]
+            saved = []
+            if keep0:
+                version = x._version
+                saved.append((x, version, version[0]))
+                in0 = x
+            else:
+                in0 = Unsaved(x)
+            if yd is y:                  # a Python number
+                in1 = y
+            elif keep1:
+                version = y._version
+                saved.append((y, version, version[0]))
+                in1 = y
+            else:
+                in1 = Unsaved(y)
+            if x_wants:
+                fn = x.grad_fn
+                e0 = (fn, x._out_index) if fn is not None else (x, 0)
+            else:
+                e0 = None
+            if y_wants:
+                fn = y.grad_fn
+                e1 = (fn, y._out_index) if fn is not None else (y, 0)
+            else:
+                e1 = None
+            t.grad_fn = lean_node(name, op, bfn, (e0, e1), (in0, in1), tuple(saved), t,
+                                  save_output)
+            t._requires_grad = True
+        return t
+    return apply1, apply2
 
 
 _backends = {}    # device type -> backend module, a dict lookup instead of ``backend.get``
@@ -334,13 +467,18 @@ def _record(op, args, kwargs, outs):
                 inputs.append(Unsaved(a))
             i += 1
         inputs = tuple(inputs)
-    node = Node(op.node_name, functools.partial(_backward, op, kwargs) if kwargs else op.backward_fn,
-                tuple(edges), inputs, saved, outs, op.save_output, op, kwargs)
     if len(outs) == 1:
         o = outs[0]
+        node = lean_node(op.node_name, op, op.backward_fn, tuple(edges), inputs,
+                         tuple([(t, t._version, t._version[0]) for t in saved]), o, op.save_output)
+        if kwargs:
+            node.kwargs = kwargs
+            node.backward_fn = functools.partial(_backward, op, kwargs)
         o._requires_grad = True
         o.grad_fn = node
         return
+    node = Node(op.node_name, functools.partial(_backward, op, kwargs) if kwargs else op.backward_fn,
+                tuple(edges), inputs, saved, outs, op.save_output, op, kwargs)
     for i, o in enumerate(outs):
         o._requires_grad = True
         o.grad_fn = node
@@ -415,13 +553,98 @@ def _backward(op, kwargs, grads, inputs, outs):
         g = tuple(gi if gi is not None else zeros_like(ans[i]) for i, gi in enumerate(grads))
     if grad_state.enabled or forward_ad.levels or type(g) is not Tensor or g._requires_grad:
         return _backward_rules(op, kwargs, g, ans, inputs)
-    device = g._device
+    arrays = _input_grads(op, kwargs, inputs, g._data, ans._data if ans is not None else None,
+                          g._device, g, ans, None)
+    return [None if arr is None else Tensor._make(arr, a._device)
+            for arr, a in zip(arrays, inputs)]
+
+
+def _lean_backward(op):
+    """The engine's backward of a one-output node of ``op`` on bare arrays (nothing of the
+    backward recorded), made once from the op's stanza: ``backward(node, gd)`` gives the
+    gradient array of each input (None where none flows) from the output's gradient array
+    ``gd``, with the checks of ``Node.unpack``.  A one-input node without keywords whose
+    array rule applies runs it here at once; everything else goes through ``_input_grads``.
+
+    >>> x = eagerad.tensor([1.0, 2.0], requires_grad=True); y = x * 3.0
+    >>> y.grad_fn.op.array_backward(y.grad_fn, np.ones(2, np.float32))
+    [array([3., 3.], dtype=float32), None]
+    """
+    fast, vjp = op.fast, op.vjp
+    rule0 = fast[0] if len(fast) > 0 and len(vjp) > 0 and vjp[0] is not None else None
+    rule1 = fast[1] if len(fast) > 1 and len(vjp) > 1 and vjp[1] is not None else None
+    same = op.same_dtype
+
+    def operand(a, dtype):
+        """(array given to the array rule, what the gradient must match or None when
+        ``a`` gets none), or None when the array rules do not apply."""
+        ta = type(a)
+        if ta is Tensor:
+            arr = a._data
+            if same and arr.dtype != dtype:
+                return None
+            return arr, arr if a._requires_grad else None
+        if ta is Unsaved:
+            return a, a if a._requires_grad else None
+        return (a, None) if ta is float or ta is int else None
+
+    def fit(B, arr, like):
+        if arr.shape != like.shape:
+            arr = _sum_to_array(B, arr, like.shape)
+        return arr if arr.dtype == like.dtype else None
+
+    def backward(node, gd):
+        if node.released:
+            node.unpack()                 # raises: the graph was freed
+        for t, ver, seen in node.saved_versions:
+            if ver[0] != seen:
+                node.unpack()             # raises, naming the tensor
+        ad = node.out_data
+        if ad is not None:
+            ver, seen = node.out_version[0]
+            if ver[0] != seen:
+                node.unpack()
+            ad = ad[0]
+        inputs = node.inputs
+        kwargs = node.kwargs
+        if rule0 is not None and not kwargs and len(inputs) == 1:
+            a = inputs[0]
+            ta = type(a)
+            like = a._data if ta is Tensor else a if ta is Unsaved else None
+            if like is not None and a._requires_grad and (not same or like.dtype == gd.dtype):
+                device = node.device
+                arr = rule0(_backends.get(device.type) or _backend(device), gd, ad, like)
+                if arr is not None and arr.shape == like.shape and arr.dtype == like.dtype:
+                    return [arr]
+        elif rule0 is not None and rule1 is not None and not kwargs and len(inputs) == 2:
+            dtype = gd.dtype
+            x = operand(inputs[0], dtype)
+            y = operand(inputs[1], dtype)
+            if x is not None and y is not None:
+                device = node.device
+                B = _backends.get(device.type) or _backend(device)
+                gx = gy = None
+                if x[1] is not None:
+                    gx = rule0(B, gd, ad, x[0], y[0])
+                    gx = gx if gx is None else fit(B, gx, x[1])
+                if y[1] is not None:
+                    gy = rule1(B, gd, ad, x[0], y[0])
+                    gy = gy if gy is None else fit(B, gy, y[1])
+                if (gx is not None or x[1] is None) and (gy is not None or y[1] is None):
+                    return [gx, gy]
+        return _input_grads(op, kwargs, inputs, gd, ad, node.device, None, None, node)
+    return backward
+
+
+def _input_grads(op, kwargs, inputs, gd, ad, device, g, ans, node):
+    """Gradient arrays of ``inputs`` from the output gradient array ``gd`` (and output
+    array ``ad``): the op's array rules (``fast``) where they apply, else its Tensor rules
+    on ``g``/``ans`` (built from ``node`` when not given); broadcasting is undone on arrays
+    and the dtype matched to the input's."""
     B = _backends.get(device.type) or _backend(device)
     fast = op.fast
     vjp = op.vjp
     n_fast, n_rules = len(fast), len(vjp)
-    gd = g._data
-    ad = ans._data if ans is not None else None
     arrays = None
     result = []
     i = 0
@@ -447,17 +670,20 @@ def _backward(op, kwargs, grads, inputs, outs):
                 arr = fast[i](B, gd, ad, *arrays, **kwargs) if kwargs else fast[i](B, gd, ad, *arrays)
         i += 1
         if arr is None:
+            if g is None:                # the Tensor rule's arguments, made once per node
+                g = Tensor._make(gd, device)
+                ans = node.unpack()[1][0] if ad is not None else None
             gi = rule(g, ans, *inputs, **kwargs)
             if not isinstance(gi, Tensor):
-                result.append(fit_gradient(gi, a))
+                result.append(fit_gradient(gi, a)._data)
                 continue
             arr = gi._data
         like = a if type(a) is Unsaved else a._data     # (Unsaved's ``_data`` is itself)
         if arr.shape != like.shape and tuple(arr.shape) != tuple(like.shape):
             arr = _sum_to_array(B, arr, like.shape)
-        gi = Tensor._make(arr, a._device)
-        result.append(gi if arr.dtype is like.dtype or arr.dtype == like.dtype
-                      else fit_gradient(gi, a))
+        if arr.dtype is not like.dtype and arr.dtype != like.dtype:
+            arr = fit_gradient(Tensor._make(arr, a._device), a)._data
+        result.append(arr)
     return result
 
 
@@ -569,7 +795,7 @@ def map_samples(fn, values, bdims, n):
     return tuple(stack([r[k] for r in rows]) for k in range(len(rows[0])))
 
 
-batching.map_samples = map_samples   # for custom Functions, which live below the op layer
+_upcalls.register("map_samples", map_samples)   # for custom Functions, below the op layer
 
 
 def _alias(t):
@@ -577,7 +803,7 @@ def _alias(t):
     return alias(t)
 
 
-forward_ad.alias = _alias            # make_dual's view, for forward mode below the op layer
+_upcalls.register("alias", _alias)   # make_dual's view, for forward mode below the op layer
 
 
 def fit_gradient(g, like):
@@ -620,6 +846,9 @@ def sum_to(g, shape):
     [2.0, 2.0, 2.0]
     """
     axes = _sum_axes(g.shape, shape)
+    lead = g.ndim - len(shape)
+    if lead and axes == tuple(range(lead)):
+        return g.sum(axis=axes, keepdims=False)    # the leading axes only: one node, no reshape
     if axes:
         g = g.sum(axis=axes, keepdims=True)
     if g.shape != tuple(shape):

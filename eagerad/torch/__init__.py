@@ -74,6 +74,7 @@ from ..ops import (abs, acos, acosh, add, all, allclose, amax, amin, any, arctan
 from ..ops import equal_all as equal
 from ..ops.sorting import sort_with_indices as sort
 from ..ops.statistics import median_lower as median
+from ._opdb_functions import *  # noqa: F401,F403 - PyTorch keywords over the core ops
 from ._face import tensor_std as _tensor_std, tensor_var as _tensor_var
 
 
@@ -170,3 +171,4 @@ from .serialization import load, save  # noqa: E402
 
 
 __version__ = "2.13.0+eagerad"
+from . import distributed  # noqa: E402,F401  (torch.distributed, over MPI)

@@ -46,7 +46,7 @@ _CELLS = """Dense Identity Flatten Dropout SequentialCell CellList ReLU Sigmoid 
     Tanhshrink L1Loss MSELoss BCELoss BCEWithLogitsLoss CrossEntropyLoss HuberLoss KLDivLoss
     NLLLoss SoftmaxCrossEntropyWithLogits LossBase GRU LSTM AdaptiveAvgPool2d AvgPool2d
     BatchNorm1d BatchNorm2d Conv1d Conv2d Conv2dTranspose Embedding GroupNorm LayerNorm
-    MaxPool2d WithLossCell TrainOneStepCell TrainOneStepWithLossScaleCell LeakyReLU GELU
+    MaxPool2d WithLossCell TrainOneStepWithLossScaleCell LeakyReLU GELU
     SmoothL1Loss""".split()
 for _name in _CELLS:
     globals()[_name] = _face_class(getattr(_nn, _name))
@@ -57,3 +57,18 @@ from ...nn import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Momentum, NAdam,
                    LearningRateSchedule, NaturalExpDecayLR, PolynomialDecayLR, WarmUpLR,
                    cosine_decay_lr, exponential_decay_lr, inverse_decay_lr, natural_exp_decay_lr,
                    piecewise_constant_lr, polynomial_decay_lr, warmup_lr, get_activation)
+from ...distributed.grad_reducer import DistributedGradReducer as _GradReducer  # noqa: E402
+DistributedGradReducer = _face_class(_GradReducer)
+
+
+class TrainOneStepCell(_face_class(_nn.TrainOneStepCell)):
+    """MindSpore's ``nn.TrainOneStepCell``: in data-parallel training (``set_auto_parallel_
+    context(parallel_mode=DATA_PARALLEL)``) the gradients pass its grad reducer, averaged
+    across ranks before the update."""
+
+    def reduce_gradients(self, grads):
+        from ...distributed.grad_reducer import grad_reducer_for
+        reducer = self.__dict__.get("_grad_reducer")
+        if reducer is None:
+            reducer = self.__dict__["_grad_reducer"] = grad_reducer_for(self.weights)
+        return reducer(grads)

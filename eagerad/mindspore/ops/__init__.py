@@ -13,6 +13,10 @@ from .._face import stamped
 
 globals().update({name: fn for name, fn in _registry.PUBLIC.items()})
 globals().update({name: cls for name, cls in _registry.PRIMITIVES.items()})
+from ... import ops as _core_ops  # noqa: E402
+# MindSpore's primitive classes (``ops.Sin()``, ``ops.MatMul()``), as in eagerad.ops: the
+# PRIMITIVES table holds the functions those classes call, not the classes
+globals().update({name: getattr(_core_ops, name) for name in _registry.PRIMITIVES})
 for _name in ("ones", "zeros", "full", "arange", "eye", "linspace", "rand", "randn", "randint",
               "ones_like", "zeros_like", "full_like"):
     if _name in globals():
@@ -64,3 +68,6 @@ def var(input, axis=None, ddof=0, keepdims=False):
     Tensor(shape=[], dtype=Float32, value= 1.25)
     """
     return _stats.var(input, axis, ddof, keepdims)
+from ...distributed.primitives import (AllGather, AllReduce, Broadcast,  # noqa: E402,F401
+                                       ReduceScatter)
+from ...distributed.collectives import ReduceOp  # noqa: E402,F401

@@ -1,17 +1,22 @@
 """``torch.nn.parallel``: ``DataParallel`` (one process, one device: it runs the module
-as is, as PyTorch does without several GPUs) and the name ``DistributedDataParallel``.
+as is, as PyTorch does without several GPUs) and ``DistributedDataParallel`` (over MPI,
+see ``eagerad.distributed.ddp``), both PyTorch ``Module``s.
 
 >>> import eagerad.torch as torch
 >>> net = torch.nn.parallel.DataParallel(torch.nn.Linear(2, 1))
 >>> net(torch.ones(3, 2)).shape, next(iter(net.state_dict()))
 (torch.Size([3, 1]), 'module.weight')
+>>> issubclass(torch.nn.parallel.DistributedDataParallel, torch.nn.Module)
+True
 """
+from ...distributed.ddp import DistributedDataParallel as _DistributedDataParallel
 from . import Module
 
-try:
-    from ...distributed.ddp import DistributedDataParallel  # noqa: F401
-except ImportError:
-    pass
+DistributedDataParallel = type(
+    "DistributedDataParallel", (_DistributedDataParallel, Module),
+    {"__module__": __name__, "__qualname__": "DistributedDataParallel",
+     "__doc__": "PyTorch's ``nn.parallel.DistributedDataParallel`` (see "
+                "``eagerad.distributed.ddp``)."})
 
 
 class DataParallel(Module):

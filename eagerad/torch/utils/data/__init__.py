@@ -11,3 +11,5 @@ from ....loader_workers import WorkerInfo, get_worker_info  # noqa: F401
 from ....samplers import (BatchSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
                           SubsetRandomSampler, WeightedRandomSampler)
 from . import dataloader, dataset, sampler  # noqa: F401
+from . import distributed  # noqa: E402,F401
+from .distributed import DistributedSampler  # noqa: E402,F401

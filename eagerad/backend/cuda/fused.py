@@ -1,0 +1,57 @@
+"""cuda backend: the fused LSTM scan and max-pooling, as a documented host fallback.
+
+The scan is a loop of small (N, 4H) steps, each a GEMM and a few elementwise passes; on
+the GPU that is a launch-bound loop either way, and a persistent-kernel LSTM is a project
+of its own.  Until one exists, ``lstm_scan`` and ``lstm_scan_backward`` copy their operands
+to the host, run the CPU kernels and copy the results back: the same numbers as the CPU,
+correct on every device, and one graph node instead of ~30 per step.  The max-pooling
+ops (a window scan each) take the same route until a one-thread-per-window kernel is
+written.  Every name in
+``__all__`` becomes ``B.<name>``.
+"""
+from ..cpu import fused as _cpu
+
+__all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
+           "gelu", "gelu_backward"]
+
+
+def _host(fn, *arrays):
+    from . import from_numpy, to_numpy
+    out = fn(*(to_numpy(a) for a in arrays))
+    return tuple(from_numpy(o) for o in out) if isinstance(out, tuple) else from_numpy(out)
+
+
+def lstm_scan(xw, h0, c0, w_hh, b_hh):
+    """``cpu.fused.lstm_scan`` on device arrays (through the host)."""
+    return _host(_cpu.lstm_scan, xw, h0, c0, w_hh, b_hh)
+
+
+def lstm_scan_backward(grad, out, h0, c0, w_hh):
+    """``cpu.fused.lstm_scan_backward`` on device arrays (through the host)."""
+    return _host(_cpu.lstm_scan_backward, grad, out, h0, c0, w_hh)
+
+
+def max_pool(x, geometry):
+    """``cpu.fused.max_pool`` on a device array (through the host)."""
+    return _host(lambda a: _cpu.max_pool(a, geometry), x)
+
+
+def max_pool_gather(t, x, geometry):
+    """``cpu.fused.max_pool_gather`` on device arrays (through the host)."""
+    return _host(lambda a, b: _cpu.max_pool_gather(a, b, geometry), t, x)
+
+
+def max_pool_scatter(g, x, geometry):
+    """``cpu.fused.max_pool_scatter`` on device arrays (through the host)."""
+    return _host(lambda a, b: _cpu.max_pool_scatter(a, b, geometry), g, x)
+
+
+def gelu(x, approximate):
+    """GELU on the device: the generic formula kernel (``special_unary``)."""
+    from .special import special_unary
+    return special_unary("gelu" if approximate == "none" else "gelu_tanh", x)
+
+
+def gelu_backward(g, x, approximate):
+    """No fused GELU gradient on CUDA yet: None, so the differentiable rule runs."""
+    return None

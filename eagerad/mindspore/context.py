@@ -1,0 +1,9 @@
+"""``mindspore.context``: the run settings (``set_context``/``get_context``, the two
+modes), so ``import eagerad.mindspore.context as context`` works as in MindSpore.
+
+>>> import eagerad.mindspore.context as context
+>>> context.set_context(mode=context.PYNATIVE_MODE); context.get_context("mode") == context.PYNATIVE_MODE
+True
+"""
+from ..context import (GRAPH_MODE, PYNATIVE_MODE, get_context, jit, ms_function,  # noqa: F401
+                       set_context)
