@@ -13,18 +13,16 @@ vision transforms) live in ``eagerad.dataset``.
 >>> [(bx.shape, by.tolist()) for bx, by in loader]
 [((2, 2), [0, 1]), ((2, 2), [2, 3])]
 """
+import collections
+import itertools
 import sys
 import time
 
 import numpy as np
 
-from .dtype import float64
-from .tensor import Tensor, rand
-
-
-def _permutation(n):
-    """A random order of ``range(n)`` from eagerad's global seed (``set_seed``)."""
-    return np.argsort(rand(n, dtype=float64).numpy(), kind="stable") if n else np.arange(0)
+from .loader_workers import _EXHAUSTED, WorkerPool, _next_batch, fetch, get_worker_info  # noqa: F401
+from .samplers import BatchSampler, RandomSampler, SequentialSampler, _permutation, as_rng
+from .tensor import Tensor
 
 
 class Dataset:
@@ -44,6 +42,24 @@ class Dataset:
 
     def __len__(self):
         raise NotImplementedError
+
+
+class IterableDataset(Dataset):
+    """A stream dataset: subclasses give ``__iter__``.  With worker processes each
+    worker iterates its own copy; ``get_worker_info()`` tells it which share to yield.
+
+    >>> class Count(IterableDataset):
+    ...     def __iter__(self):
+    ...         return iter(range(5))
+    >>> [b.tolist() for b in DataLoader(Count(), batch_size=2)]
+    [[0, 1], [2, 3], [4]]
+    """
+
+    def __iter__(self):
+        raise NotImplementedError
+
+    def __getitem__(self, index):
+        raise TypeError(f"{type(self).__name__} is an IterableDataset: iterate it, do not index it")
 
 
 class TensorDataset(Dataset):
@@ -90,56 +106,167 @@ def default_collate(samples):
 
 
 class DataLoader:
-    """Iterate a dataset in batches (a fresh shuffle each epoch when ``shuffle``).
+    """PyTorch's ``DataLoader(dataset, batch_size=1, shuffle=False, sampler=None,
+    batch_sampler=None, num_workers=0, collate_fn=None, pin_memory=False, drop_last=False,
+    timeout=0, worker_init_fn=None, multiprocessing_context=None, generator=None, *,
+    prefetch_factor=None, persistent_workers=False)``: batches of a map-style dataset in
+    the order of a sampler (iterated lazily, so it may be infinite; a fresh shuffle each
+    epoch with ``shuffle``), or of an ``IterableDataset``.
 
-    ``generator`` (a ``numpy.random.Generator`` or an int seed) makes the order
+    ``generator`` (an int seed or a ``numpy.random.Generator``) makes the order
     reproducible; without it the order comes from eagerad's global seed
-    (``eagerad.set_seed``/``manual_seed``).
+    (``manual_seed``).  ``num_workers > 0`` loads in worker processes (``fork`` by
+    default, or ``multiprocessing_context='spawn'``) and yields the same batches in the
+    same order; ``pin_memory`` changes nothing on the CPU.
 
     >>> loader = DataLoader(TensorDataset(np.arange(6)), batch_size=4, shuffle=True, generator=0)
     >>> len(loader), sorted(v for (b,) in loader for v in b.tolist())
     (2, [0, 1, 2, 3, 4, 5])
     """
 
-    def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, collate_fn=None,
-                 generator=None, sampler=None, num_workers=0, pin_memory=False):
-        if batch_size is not None and (not isinstance(batch_size, int) or batch_size < 1):
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
+                 num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
+                 worker_init_fn=None, multiprocessing_context=None, generator=None, *,
+                 prefetch_factor=None, persistent_workers=False, pin_memory_device=""):
+        if batch_size is not None and (isinstance(batch_size, bool) or
+                                       not isinstance(batch_size, int) or batch_size < 1):
             raise ValueError(f"batch_size must be a positive int (or None), got {batch_size!r}")
-        if shuffle and sampler is not None:
-            raise ValueError("give shuffle=True or a sampler, not both")
         if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
             raise ValueError(f"num_workers must be a non-negative int, got {num_workers!r}")
-        self.dataset, self.batch_size, self.shuffle = dataset, batch_size, shuffle
-        self.drop_last, self.sampler = drop_last, sampler
+        if prefetch_factor is not None and num_workers == 0:
+            raise ValueError("prefetch_factor is for num_workers > 0 only (PyTorch's rule)")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers=True needs num_workers > 0")
+        iterable = isinstance(dataset, IterableDataset)
+        if iterable and (shuffle or sampler is not None or batch_sampler is not None):
+            raise ValueError("an IterableDataset takes no shuffle, sampler or batch_sampler "
+                             "(it gives its own order)")
+        if shuffle and sampler is not None:
+            raise ValueError("give shuffle=True or a sampler, not both")
+        if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None
+                                          or drop_last):
+            raise ValueError("batch_sampler excludes batch_size, shuffle, sampler and drop_last")
+        if isinstance(generator, (int, np.integer)) and not isinstance(generator, bool):
+            generator = np.random.default_rng(int(generator))
+        self.dataset, self.num_workers, self.drop_last = dataset, num_workers, drop_last
         self.collate_fn = collate_fn or default_collate
-        self.generator = np.random.default_rng(generator) if isinstance(generator, int) \
-            else generator
+        self.pin_memory, self.timeout, self.worker_init_fn = pin_memory, timeout, worker_init_fn
+        self.multiprocessing_context, self.generator = multiprocessing_context, generator
+        self.prefetch_factor = 2 if prefetch_factor is None else prefetch_factor
+        self.persistent_workers, self._pool, self._epoch = persistent_workers, None, 0
+        self.shuffle = bool(shuffle)
+        if batch_sampler is not None:
+            batch_size = None
+        self.batch_size = batch_size
+        if iterable:
+            self.sampler = self.batch_sampler = None
+            return
+        if sampler is None:
+            sampler = RandomSampler(dataset, generator=generator) if shuffle \
+                else SequentialSampler(dataset)
+        if batch_sampler is None and batch_size is not None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.sampler, self.batch_sampler = sampler, batch_sampler
 
-    def _order(self):
-        if self.sampler is not None:
-            return list(self.sampler)
-        n = len(self.dataset)
-        if not self.shuffle:
-            return range(n)
-        return self.generator.permutation(n) if self.generator is not None else _permutation(n)
+    def _indices(self):
+        """What to fetch, lazily: lists of indices (batches) or single indices."""
+        return iter(self.batch_sampler if self.batch_sampler is not None else self.sampler)
 
     def __iter__(self):
-        order = self._order()
-        if self.batch_size is None:
-            for i in order:
-                yield self.dataset[int(i)]
+        if self.num_workers == 0:
+            return self._serial()
+        if self.sampler is None:
+            return self._parallel_iterable()
+        return self._parallel()
+
+    def _serial(self):
+        if self.sampler is None:
+            iterator = iter(self.dataset)
+            while True:
+                batch = _next_batch(iterator, self.batch_size, self.drop_last, self.collate_fn)
+                if batch is _EXHAUSTED:
+                    return
+                yield batch
+        collate = self.collate_fn if self.batch_sampler is not None else None
+        for indices in self._indices():
+            yield fetch(self.dataset, collate, indices)
+
+    def _workers(self):
+        """The worker pool: the persistent one, or a new one for this epoch."""
+        if self._pool is not None:
+            return self._pool
+        seed = int(as_rng(self.generator).integers(0, 2 ** 62))
+        job = {"dataset": self.dataset, "collate": self.collate_fn, "batch_size": self.batch_size,
+               "drop_last": self.drop_last, "worker_init_fn": self.worker_init_fn}
+        pool = WorkerPool(job, self.num_workers, seed, self.multiprocessing_context, self.timeout)
+        if self.persistent_workers:
+            self._pool = pool
+        return pool
+
+    def _finish(self, pool):
+        if pool is not self._pool:
+            pool.shutdown()
+
+    def _parallel(self):
+        indices = self._indices()
+        first = next(indices, _EXHAUSTED)       # the sampler draws before the workers' seed
+        if first is _EXHAUSTED:
             return
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start:start + self.batch_size]
-            if len(idx) < self.batch_size and self.drop_last:
-                return
-            yield self.collate_fn([self.dataset[int(i)] for i in idx])
+        pool, epoch = self._workers(), self._epoch
+        self._epoch += 1
+        window = self.prefetch_factor * self.num_workers
+        sent = received = 0
+        try:
+            for batch in itertools.chain([first], indices):
+                pool.put(sent % self.num_workers, "map", (epoch, sent), batch)
+                sent += 1
+                if sent - received >= window:
+                    yield pool.get((epoch, received))
+                    received += 1
+            while received < sent:
+                yield pool.get((epoch, received))
+                received += 1
+        finally:
+            self._finish(pool)
+
+    def _parallel_iterable(self):
+        pool, epoch = self._workers(), self._epoch
+        self._epoch += 1
+        active, pending, sent, turn = list(range(self.num_workers)), collections.deque(), 0, 0
+        window = self.prefetch_factor * self.num_workers
+        try:
+            for w in active:
+                pool.put(w, "reset", (epoch, -1))
+            while active or pending:
+                while active and len(pending) < window:
+                    w = active[turn % len(active)]
+                    turn += 1
+                    pool.put(w, "next", (epoch, sent))
+                    pending.append((sent, w))
+                    sent += 1
+                tag, w = pending.popleft()
+                data = pool.get((epoch, tag))
+                if isinstance(data, str) and data == _EXHAUSTED:
+                    if w in active:
+                        active.remove(w)
+                    continue
+                yield data
+        finally:
+            self._finish(pool)
 
     def __len__(self):
-        n = len(self.sampler) if self.sampler is not None else len(self.dataset)
-        if self.batch_size is None:
-            return n
-        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        if self.sampler is None:
+            n = len(self.dataset)
+            if self.batch_size is None:
+                return n
+            return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+    def __del__(self):
+        pool = self.__dict__.get("_pool")
+        if pool is not None:
+            self._pool = None
+            pool.shutdown()
 
 
 # ------------------------------------------------------------------ progress

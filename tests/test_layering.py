@@ -42,7 +42,8 @@ LAYERS = [
      "reverse",
      "custom"},
     {"nn", "amp", "optim", "data", "dataset", "ckpt_format", "serialization", "viz", "linalg",
-     "cuda", "accelerator", "utils", "train", "safe_format", "atomic", "file_kinds", "distributed"},
+     "cuda", "accelerator", "utils", "train", "safe_format", "atomic", "file_kinds", "distributed",
+     "samplers", "loader_workers", "dataset_ops"},
     {"__init__"},
     {"torch", "mindspore"},     # the faces: they may import everything, nothing imports them
 ]

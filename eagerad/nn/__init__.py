@@ -24,6 +24,11 @@ from .layers import ACTIVATIONS as _ACTIVATIONS
 from .conv_layers import (GRU, LSTM, AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d,
                           Conv1d, Conv2d, Conv2dTranspose, ConvTranspose2d, Embedding, GroupNorm,
                           LayerNorm, MaxPool2d, MultiheadAttention)
+from .recurrent_cells import RNN, GRUCell, LSTMCell, RNNCell
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
+                          TransformerEncoder, TransformerEncoderLayer)
+from .lazy import LazyConv1d, LazyConv2d, LazyConvTranspose2d, LazyLinear
+from .resampling import Bilinear, PixelShuffle, PixelUnshuffle, Unflatten, Upsample
 from . import functional
 from .containers import ModuleDict, ParameterDict, ParameterList
 from .optim import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Momentum, NAdam, Optimizer,

@@ -225,6 +225,7 @@ class Linear(Dense):
 
     def __init__(self, in_features, out_features, bias=True, dtype=None):
         super().__init__(in_features, out_features, has_bias=bias, dtype=dtype)
+        self.in_features, self.out_features = in_features, out_features
 
 
 def _twice(name):

@@ -50,10 +50,13 @@ _LAYERS = """Linear Identity Flatten Dropout Sequential ModuleList ReLU Sigmoid 
     Softsign Tanhshrink L1Loss MSELoss BCELoss BCEWithLogitsLoss CrossEntropyLoss HuberLoss
     KLDivLoss NLLLoss SmoothL1Loss GRU LSTM AdaptiveAvgPool2d AvgPool2d BatchNorm1d BatchNorm2d
     Conv1d Conv2d ConvTranspose2d Embedding GroupNorm LayerNorm MaxPool2d MultiheadAttention
-    ModuleDict ParameterList ParameterDict""".split()
+    ModuleDict ParameterList ParameterDict RNN RNNCell LSTMCell GRUCell TransformerEncoderLayer
+    TransformerDecoderLayer TransformerEncoder TransformerDecoder Transformer LazyLinear LazyConv1d
+    LazyConv2d LazyConvTranspose2d Upsample Unflatten PixelShuffle PixelUnshuffle Bilinear""".split()
 for _name in _LAYERS:
     globals()[_name] = _face_class(getattr(_nn, _name))
 del _name
 
-__all__ = ["Module", "Parameter", "functional", "init", "utils"] + _LAYERS
-from . import parallel  # noqa: E402,F401  (nn.parallel.DistributedDataParallel)
+from . import modules, parallel  # noqa: E402  (after the layers they re-export)
+
+__all__ = ["Module", "Parameter", "functional", "init", "modules", "parallel", "utils"] + _LAYERS

@@ -5,4 +5,4 @@
 'DataLoader'
 """
 from ...utils import benchmark, checkpoint
-from . import data
+from . import data, tensorboard  # noqa: F401
