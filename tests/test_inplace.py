@@ -202,3 +202,22 @@ def test_optimizer_style_update_with_grad_zeroing():
         w.grad.zero_()
     # w <- w - 0.5 (w - 3): distance to 3 halves each step
     np.testing.assert_allclose(w.numpy(), [3 - 2 / 8, 3 - 4 / 8])
+
+
+def test_pytorch_inplace_twins_record_and_sample():
+    import eagerad.torch as torch
+    x = torch.tensor([0.5, 1.0], dtype=torch.float64, requires_grad=True)
+    y = x * 1
+    y.exp_().pow_(2)                                # exp(2x), recorded through both rewrites
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(2 * np.array([0.5, 1.0])), rtol=1e-14)
+    z = torch.zeros(3)
+    assert z.add_(torch.ones(3), alpha=2).tolist() == [2.0, 2.0, 2.0]
+    assert z.sub_(torch.ones(3), alpha=0.5).tolist() == [1.5, 1.5, 1.5]
+    a = torch.zeros(2)
+    assert a.lerp_(torch.ones(2), 0.25).tolist() == [0.25, 0.25]
+    torch.manual_seed(0)
+    w = torch.empty(20000, dtype=torch.float64).normal_(1.0, 2.0)
+    assert abs(w.mean().item() - 1.0) < 0.05 and abs(w.std().item() - 2.0) < 0.05
+    u = torch.empty(20000).uniform_(-1.0, 3.0)
+    assert u.min().item() >= -1.0 and u.max().item() < 3.0 and abs(u.mean().item() - 1.0) < 0.05

@@ -25,7 +25,7 @@ import numpy as np
 from .. import backend
 from ..autograd import forward_ad
 from ..autograd.grad_mode import state as grad_state
-from ..tensor import Tensor, zeros_like
+from ..tensor import Tensor, rand, randn, zeros_like
 from . import math
 from .registry import OPS, Case, U, defop
 from .shape import (_batch_size, _batched_front, _index_arrays, _lead, _move_front_to, _to_front,
@@ -144,7 +144,7 @@ def _check_rebase(x, root, name):
 def _snapshot(x, op):
     """``x``'s old value for the out-of-place op: the same buffer when the rule does
     not read it, else a copy (the buffer is about to change)."""
-    reads_x = op.saves is None or 0 in op.saves
+    reads_x = op is None or op.saves is None or 0 in op.saves
     data = backend.get(x.device.type).copy(x._data) if reads_x else x._data
     return _with_history(data, x)
 
@@ -166,7 +166,7 @@ def _rebase(x, name, op_name, compute):
     the root, ``x`` included, is taken again from the root's new history."""
     root, steps = x._view or (x, ())
     _check_rebase(x, root, name)
-    old = _snapshot(x, OPS[op_name])
+    old = _snapshot(x, OPS[op_name] if op_name else None)
     result = compute(old)
     if result.dtype != x.dtype:
         result = result.astype(x.dtype)
@@ -210,7 +210,11 @@ def _lean(x, y):
 
 
 def _binary_inplace(op_name, name, fn, example):
-    def method(self, other):
+    def method(self, other, *, alpha=None):
+        if alpha is not None and alpha != 1:      # PyTorch's x.add_(y, alpha=a): x + a * y
+            if op_name not in ("add", "sub"):
+                raise TypeError(f"{name}() got an unexpected keyword argument 'alpha'")
+            other = other * alpha
         if _lean(self, other):      # an optimizer's update: no checks or graph needed
             backend.get(self._device.type).inplace(op_name, self._data,
                                                    other._data if type(other) is Tensor else other)
@@ -331,6 +335,58 @@ def copy_(self, src):
     return setitem(self, Ellipsis, src)
 
 
+def _rewritten(name, fn, doc):
+    """``x.<name>(*args)``: ``fn(x, *args)`` written into ``x``, recorded like any in-place op
+    (PyTorch's ``exp_``, ``lerp_``, ...: the value is computed out of place, then stored)."""
+    def method(self, *args, **kwargs):
+        _check_target(self, name)
+        if _recorded(self, args + tuple(kwargs.values())):
+            return _rebase(self, name, None, lambda old: fn(old, *args, **kwargs))
+        result = fn(self.detach(), *args, **kwargs)
+        if result.dtype != self.dtype:
+            result = result.astype(self.dtype)
+        backend.get(self.device.type).setitem(self._data, Ellipsis, result._data)
+        self._version[0] += 1
+        return self
+    method.__name__, method.__doc__ = name, doc
+    return method
+
+
+def _filled_with(name, draw, doc):
+    """``x.<name>(*args)``: ``x`` overwritten with samples ``draw(x, *args)`` (gradient 0
+    to the old values, as ``fill_``)."""
+    def method(self, *args, **kwargs):
+        return setitem(self, Ellipsis, draw(self, *args, **kwargs))
+    method.__name__, method.__doc__ = name, doc
+    return method
+
+
+_REWRITTEN = ("exp_ log_ log1p_ expm1_ sqrt_ rsqrt_ neg_ abs_ sin_ cos_ tan_ tanh_ sigmoid_ relu_ "
+              "reciprocal_ floor_ ceil_ trunc_ frac_ round_ sign_ square_ pow_ fmod_ remainder_ "
+              "clamp_min_ clamp_max_ lerp_ addcmul_ addcdiv_ erf_ atan2_ hypot_ logit_ "
+              "nan_to_num_").split()
+
+
+def _rewrites():
+    """The in-place twins of public ops, for the names in ``_REWRITTEN``."""
+    from .registry import PUBLIC
+    return {name: _rewritten(name, PUBLIC[name[:-1]],
+                             f"In place ``self = {name[:-1]}(self, ...)``; returns self.")
+            for name in _REWRITTEN if name[:-1] in PUBLIC and name not in METHODS}
+
+
+_SAMPLERS = {
+    "uniform_": lambda x, a=0.0, b=1.0, generator=None:
+        rand(*x.shape, dtype=x.dtype, device=x.device) * (b - a) + a,
+    "normal_": lambda x, mean=0.0, std=1.0, generator=None:
+        randn(*x.shape, dtype=x.dtype, device=x.device) * std + mean,
+    "bernoulli_": lambda x, p=0.5, generator=None:
+        (rand(*x.shape, device=x.device) < p).astype(x.dtype),
+    "exponential_": lambda x, lambd=1.0, generator=None:
+        -math.log1p(-rand(*x.shape, dtype=x.dtype, device=x.device)) / lambd,
+}
+
+
 METHODS = {"copy_": copy_, "add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "fill_": fill_,
            "zero_": zero_, "clamp_": clamp_, "clip_": clamp_, "__setitem__": setitem,
            "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_}
@@ -341,6 +397,13 @@ def install():
 
     >>> install(); hasattr(Tensor, 'clamp_')
     True
+    >>> x = eagerad.tensor([0.0, 1.0], dtype=eagerad.float64); x.exp_().tolist(), x.uniform_(2.0, 3.0).min().item() >= 2.0
+    ([1.0, 2.718281828459045], True)
     """
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
+    for name, fn in _rewrites().items():
+        setattr(Tensor, name, fn)
+    for name, draw in _SAMPLERS.items():
+        setattr(Tensor, name, _filled_with(name, draw, f"Fill in place with ``{name[:-1]}`` "
+                                                       "samples; returns self."))
