@@ -366,3 +366,21 @@ def test_classifier_tutorial_reaches_95_percent(script):
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module), extraglobs={"eagerad": eagerad})
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_keyed_containers_register_like_pytorch():
+    torch = pytest.importorskip("torch")
+    import eagerad.torch as et
+    mine = et.nn.ModuleDict({"a": et.nn.Linear(2, 3), "b": et.nn.Linear(3, 1)})
+    theirs = torch.nn.ModuleDict({"a": torch.nn.Linear(2, 3), "b": torch.nn.Linear(3, 1)})
+    assert list(mine.state_dict()) == list(theirs.state_dict()) and list(mine) == ["a", "b"]
+    assert len(mine) == 2 and "a" in mine and [k for k, _ in mine.items()] == ["a", "b"]
+    mine.pop("a")
+    assert list(mine) == ["b"] and [n for n, _ in mine.named_parameters()] == ["b.weight", "b.bias"]
+    pl = et.nn.ParameterList([et.ones(2), et.zeros(3)])
+    tl = torch.nn.ParameterList([torch.nn.Parameter(torch.ones(2)), torch.nn.Parameter(torch.zeros(3))])
+    assert [n for n, _ in pl.named_parameters()] == [n for n, _ in tl.named_parameters()]
+    pd = et.nn.ParameterDict({"w": et.ones(2)})
+    assert list(pd) == ["w"] and pd["w"].requires_grad and len(list(pd.parameters())) == 1
+    with pytest.raises(KeyError, match="without '.'"):
+        pd["a.b"] = et.ones(1)

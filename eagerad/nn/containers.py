@@ -17,7 +17,38 @@ def _check_key(key, what):
         raise KeyError(f"{what}: keys must be non-empty strings without '.', got {key!r}")
 
 
-class ModuleDict(Cell):
+class _Keyed:
+    """The read side of a dict whose entries are a cell's registered attributes
+    (``_keys()``: their names, in order)."""
+
+    def __getitem__(self, key):
+        if key not in self._keys():
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __len__(self):
+        return len(self._keys())
+
+    def __iter__(self):
+        return iter(list(self._keys()))
+
+    def __contains__(self, key):
+        return key in self._keys()
+
+    def keys(self):
+        """The keys in order."""
+        return list(self)
+
+    def items(self):
+        """``(key, entry)`` pairs in order."""
+        return [(k, self[k]) for k in self]
+
+    def values(self):
+        """The entries in order."""
+        return [self[k] for k in self]
+
+
+class ModuleDict(_Keyed, Cell):
     """Sub-cells held under string keys, in insertion order.
 
     >>> from eagerad import nn
@@ -30,10 +61,8 @@ class ModuleDict(Cell):
         if modules is not None:
             self.update(modules)
 
-    def __getitem__(self, key):
-        if key not in self._registry()[1]:
-            raise KeyError(key)
-        return getattr(self, key)
+    def _keys(self):
+        return self._registry()[1]
 
     def __setitem__(self, key, module):
         _check_key(key, "ModuleDict")
@@ -43,27 +72,6 @@ class ModuleDict(Cell):
 
     def __delitem__(self, key):
         delattr(self, key)
-
-    def __len__(self):
-        return len(self._registry()[1])
-
-    def __iter__(self):
-        return iter(list(self._registry()[1]))
-
-    def __contains__(self, key):
-        return key in self._registry()[1]
-
-    def keys(self):
-        """The keys in order."""
-        return list(self)
-
-    def items(self):
-        """``(key, module)`` pairs in order."""
-        return [(k, self[k]) for k in self]
-
-    def values(self):
-        """The modules in order."""
-        return [self[k] for k in self]
 
     def update(self, modules):
         """Add or replace entries from a mapping or an iterable of pairs."""
@@ -117,7 +125,7 @@ class ParameterList(Cell):
         return self
 
 
-class ParameterDict(Cell):
+class ParameterDict(_Keyed, Cell):
     """Parameters held under string keys, in insertion order.
 
     >>> import eagerad
@@ -130,32 +138,9 @@ class ParameterDict(Cell):
         for key, value in (parameters.items() if hasattr(parameters, "items") else parameters or ()):
             self[key] = value
 
-    def __getitem__(self, key):
-        if key not in self._registry()[0]:
-            raise KeyError(key)
-        return getattr(self, key)
+    def _keys(self):
+        return self._registry()[0]
 
     def __setitem__(self, key, value):
         _check_key(key, "ParameterDict")
         setattr(self, key, value if isinstance(value, Parameter) else Parameter(value))
-
-    def __len__(self):
-        return len(self._registry()[0])
-
-    def __iter__(self):
-        return iter(list(self._registry()[0]))
-
-    def __contains__(self, key):
-        return key in self._registry()[0]
-
-    def keys(self):
-        """The keys in order."""
-        return list(self)
-
-    def items(self):
-        """``(key, parameter)`` pairs in order."""
-        return [(k, self[k]) for k in self]
-
-    def values(self):
-        """The parameters in order."""
-        return [self[k] for k in self]
