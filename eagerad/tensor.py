@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _upcalls, backend, dtype as dt
 from .device import CPU, as_device
-from .face import FACES, Face, Shape
+from .face import FACES, Face, Shape, ambiguous
 from .printing import FORCED, torch_repr
 
 
@@ -779,17 +779,22 @@ class Parameter(Tensor):
 
     @property
     def data(self):
-        """The parameter itself: MindSpore's ``p.data`` is the parameter.
+        """Refused on the engine's own parameters: MindSpore's ``p.data`` is the parameter
+        itself (in the graph), PyTorch's a tensor outside the graph; the faces' parameters
+        answer their framework's way.
 
-        >>> w = Parameter(Tensor([1.0]), name='w')
-        >>> w.data is w
-        True
+        >>> Parameter(Tensor([1.0]), name='w').data
+        Traceback (most recent call last):
+        ...
+        TypeError: p.data means different things in PyTorch (a tensor outside the graph) and MindSpore (the parameter itself); ...
         """
-        return self
+        raise ambiguous("p.data", "a tensor outside the graph", "the parameter itself",
+                        "use p.detach() or p itself")
 
     @data.setter
     def data(self, value):
-        self.set_data(value)
+        raise ambiguous("p.data = value", "takes value's buffer and dtype",
+                        "keeps the parameter's dtype", "use p.set_data(value)")
 
 
 def _neutral_repr(t):

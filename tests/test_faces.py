@@ -443,3 +443,22 @@ def test_both_tables_are_there():
 def test_semantics_table_row_holds_in_both_faces(face, row):
     assert row in ROWS, f"{face.__name__}'s table has a row this test does not check: {row}"
     ROWS[row]()
+
+
+def test_neutral_flatten_function_and_parameter_data_refuse_and_name_both_faces():
+    import eagerad.mindspore as ms
+    import eagerad.torch as torch
+    with pytest.raises(TypeError, match="eagerad.torch.*eagerad.mindspore"):
+        eagerad.ops.flatten(eagerad.zeros(2, 3, 4))
+    assert eagerad.zeros(2, 3, 4).flatten().shape == (24,)          # the method: 0 in both
+    assert torch.flatten(torch.zeros(2, 3, 4)).shape == (24,)
+    assert ms.ops.flatten(ms.ops.zeros((2, 3, 4))).shape == (2, 12)
+    p = eagerad.Parameter(eagerad.ones(1), name="p")
+    with pytest.raises(TypeError, match="eagerad.torch.*eagerad.mindspore"):
+        p.data
+    with pytest.raises(TypeError, match="set_data"):
+        p.data = eagerad.zeros(1)
+    q = ms.Parameter(ms.Tensor([1.0]), name="q")
+    assert q.data is q
+    r = torch.nn.Parameter(torch.ones(1))
+    assert r.data is not r and not r.data.requires_grad

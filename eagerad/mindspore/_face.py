@@ -58,6 +58,13 @@ def _spread(stat):
     return method
 
 
+def _set_data(self, value):
+    self.set_data(value)
+
+
+MINDSPORE.attributes["data"] = property(lambda self: self, _set_data,
+                                        doc="MindSpore's ``p.data``: the parameter itself.")
+install(_core.Parameter, "data")
 tensor_std, tensor_var = _spread(_stats.std), _spread(_stats.var)
 for _name, _impl in (("std", tensor_std), ("var", tensor_var)):
     install(_core.Tensor, _name)

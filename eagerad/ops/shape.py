@@ -13,9 +13,10 @@ import numpy as np
 
 from .. import dtype as dt
 from ..device import as_device
+from ..face import ambiguous
 from ..tensor import Tensor
 from .math import as_tensor
-from .registry import OPS, Case, PerArg, U, defop, export, sum_to
+from .registry import METHODS, OPS, Case, PerArg, U, defop, export, sum_to
 
 
 # ---------------------------------------------------------------- view tracking
@@ -411,9 +412,23 @@ def expand_dims(x, axis):
 unsqueeze = expand_dims
 
 
-@export(methods=("flatten",))
+@export(name="flatten")
+def flatten_function(x, start_dim=None, end_dim=-1):
+    """``ops.flatten``: ``start_dim`` must be given, since PyTorch's ``torch.flatten`` starts
+    at 0 and MindSpore's ``ops.flatten`` at 1 (the faces' own take theirs; the method
+    ``x.flatten()`` starts at 0 in both).
+
+    >>> flatten_function(eagerad.zeros(2, 3, 4), 1).shape
+    (2, 12)
+    """
+    if start_dim is None:
+        raise ambiguous("ops.flatten(x) without start_dim", "start_dim=0", "start_dim=1",
+                        "pass start_dim=")
+    return flatten(x, start_dim, end_dim)
+
+
 def flatten(x, start_dim=0, end_dim=-1):
-    """Merge dimensions ``start_dim..end_dim`` into one.
+    """Merge dimensions ``start_dim..end_dim`` into one (``x.flatten()``: all of them).
 
     >>> flatten(eagerad.zeros(2, 3, 4)).shape, flatten(eagerad.zeros(2, 3, 4), 1).shape
     ((24,), (2, 12))
@@ -428,6 +443,9 @@ def flatten(x, start_dim=0, end_dim=-1):
         raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} "
                          f"for a tensor of {x.ndim} axes")
     return reshape(x, x.shape[:s] + (-1,) + x.shape[e + 1:])
+
+
+METHODS["flatten"] = flatten      # the method: both frameworks start at 0
 
 
 def _narrow_index(axis, start, length):
