@@ -1,8 +1,9 @@
-"""How tensors print: PyTorch's format and MindSpore's, as functions of a tensor.
+"""How tensors print: PyTorch's format, and the options every face's printing reads.
 
-Which one a tensor uses is its face's choice (``eagerad.face``): ``eagerad.torch``'s
-tensors print as PyTorch does, ``eagerad.mindspore``'s as MindSpore does, and the
-engine's own (``import eagerad``) in PyTorch's layout with eagerad's dtype names.
+Which format a tensor uses is its face's choice (``eagerad.face``): ``eagerad.torch``'s
+tensors print as PyTorch does, ``eagerad.mindspore``'s as MindSpore does (its face holds
+that format), and the engine's own (``import eagerad``) in PyTorch's layout with eagerad's
+dtype names.
 ``eagerad.set_printoptions(style=...)`` forces one face's style on every tensor
 (``style='auto'`` restores each tensor's own); ``precision``, ``threshold``,
 ``edgeitems``, ``linewidth`` and ``sci_mode`` are PyTorch's options of the same names.
@@ -195,37 +196,3 @@ def torch_repr(t, prefix="tensor(", module="torch"):
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     return _with_suffixes(prefix + body, suffixes, indent)
-
-
-# --------------------------------------------------------------- MindSpore format
-
-def mindspore_repr(t):
-    """``t`` as MindSpore prints it: ``Tensor(shape=[2], dtype=Float32, value= [...])``.
-
-    >>> import eagerad
-    >>> mindspore_repr(eagerad.Tensor([21.536]))
-    'Tensor(shape=[1], dtype=Float32, value= [ 2.15359993e+01])'
-    """
-    arr = t.numpy()
-    head = f"Tensor(shape={list(arr.shape)}, dtype={dt.ms_name(arr.dtype)}, value="
-    if arr.ndim == 0:
-        body = " " + (f"{arr.item():g}" if arr.dtype.kind == "f" else str(arr.item()))
-    elif arr.ndim == 1:
-        body = " " + (np.array2string(arr, formatter={"float_kind": lambda v: f"{v: .8e}"})
-                      if arr.dtype.kind == "f" else np.array2string(arr))
-    else:
-        nd = {"float_kind": lambda v: _exp3(f"{v:.8e}")} if arr.dtype.kind == "f" else None
-        body = "\n" + np.array2string(arr, separator=", ", formatter=nd)
-    extra = "" if t._device.type == "cpu" else f", device={t._device}"
-    return head + body + extra + ")"
-
-
-def _exp3(text):
-    """``4.00000000e+00`` -> ``4.00000000e+000`` as MindSpore prints matrices (nan and
-    inf, which have no exponent, are printed as they are).
-
-    >>> _exp3('4.00000000e+00'), _exp3('-inf')
-    ('4.00000000e+000', '-inf')
-    """
-    mant, e, exp = text.partition("e")
-    return f"{mant}e{exp[0]}{int(exp[1:]):03d}" if e else text

@@ -69,7 +69,7 @@ def test_repr_is_mindspore_style():
     assert repr(ms.Tensor(0.5)) == "Tensor(shape=[], dtype=Float32, value= 0.5)"
     assert repr(ms.Tensor(np.array([1, 2], np.int32))) == "Tensor(shape=[2], dtype=Int32, value= [1, 2])"   # MindSpore 2.10
     assert repr(ms.Tensor([[1.0, 2.0]])) == \
-        "Tensor(shape=[1, 2], dtype=Float32, value=\n[[1.00000000e+000, 2.00000000e+000]])"
+        "Tensor(shape=[1, 2], dtype=Float32, value=\n[[ 1.00000000e+00,  2.00000000e+00]])"
 
 
 def test_basic_indexing_with_gradients():

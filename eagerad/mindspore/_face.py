@@ -16,7 +16,6 @@ import numpy as np
 from .. import dtype as dt
 from ..face import Face, install, stamp
 from ..ops import statistics as _stats
-from ..printing import mindspore_repr
 
 _core = importlib.import_module("eagerad.tensor")   # (eagerad.tensor the name is the function)
 
@@ -25,7 +24,7 @@ def _value_text(arr):
     """The ``value=`` part as MindSpore 2.10 prints it: numpy's layout with ``, `` between
     elements, floats in ``.8e`` (float16: ``.4e``), a scalar as ``%g``."""
     if arr.ndim == 0:
-        return mindspore_repr(_core.Tensor(arr)).split("value=", 1)[1][:-1]
+        return " " + (f"{arr.item():g}" if arr.dtype.kind == "f" else str(arr.item()))
     digits = 4 if arr.dtype == np.float16 else 8
     fmt = {"float_kind": lambda v: f"{v: .{digits}e}"} if arr.dtype.kind == "f" else None
     text = np.array2string(arr, separator=", ", formatter=fmt, threshold=1000)
