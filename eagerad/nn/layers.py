@@ -172,6 +172,8 @@ class Dense(Cell):
     (2, 3)
     """
 
+    _in_name = "in_channels"     # the first argument's name, for error messages
+
     def __init__(self, in_channels, out_channels, has_bias=True, weight_init=None,
                  bias_init=None, activation=None, dtype=None):
         super().__init__()
@@ -199,8 +201,9 @@ class Dense(Cell):
         [[2.0]]
         """
         if x.shape[-1] != self.in_channels:
-            raise ValueError(f"Dense: input of shape {x.shape} has {x.shape[-1]} features in "
-                             f"its last axis, the layer expects in_channels={self.in_channels}")
+            raise ValueError(f"{type(self).__name__}: input of shape {x.shape} has {x.shape[-1]} "
+                             f"features in its last axis, the layer expects "
+                             f"{self._in_name}={self.in_channels}")
         out = ops.matmul(x, self.weight.T)
         if self.bias is not None:
             out = out + self.bias
@@ -222,6 +225,8 @@ class Linear(Dense):
     >>> Linear(3, 2, bias=False).bias is None
     True
     """
+
+    _in_name = "in_features"
 
     def __init__(self, in_features, out_features, bias=True, dtype=None):
         super().__init__(in_features, out_features, has_bias=bias, dtype=dtype)
