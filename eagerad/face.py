@@ -13,6 +13,7 @@ eagerad``): where the frameworks disagree, its attributes raise and name both fa
 >>> eagerad.ones(2)._face.name
 'eagerad'
 """
+import functools
 
 FACES = {}     # name -> Face, filled as face modules are imported (for set_printoptions)
 
@@ -130,6 +131,21 @@ def stamp(obj, face):
         for v in obj:
             stamp(v, face)
     return obj
+
+
+def speaking(fn, face):
+    """``fn`` whose tensor results (also inside tuples, lists, dicts) are stamped with
+    ``face``: how a face module hands out the engine's creation functions.
+
+    >>> import eagerad
+    >>> f = Face("f3", repr=str, str=str); ones = speaking(eagerad.ones, f)
+    >>> ones(2)._face.name, ones.__name__
+    ('f3', 'ones')
+    """
+    @functools.wraps(fn)
+    def made(*args, **kwargs):
+        return stamp(fn(*args, **kwargs), face)
+    return made
 
 
 def ambiguous(name, torch_meaning, mindspore_meaning, instead):

@@ -14,7 +14,7 @@ import importlib
 import numpy as np
 
 from .. import dtype as dt
-from ..face import Face, install, stamp
+from ..face import Face, install, speaking
 from ..ops import statistics as _stats
 
 _core = importlib.import_module("eagerad.tensor")   # (eagerad.tensor the name is the function)
@@ -71,11 +71,8 @@ for _name, _impl in (("std", tensor_std), ("var", tensor_var)):
 
 
 def stamped(fn):
-    """``fn`` whose tensor results (also inside tuples, lists, dicts) speak MindSpore."""
-    def made(*args, **kwargs):
-        return stamp(fn(*args, **kwargs), MINDSPORE)
-    made.__name__, made.__doc__, made.__wrapped__ = fn.__name__, fn.__doc__, fn
-    return made
+    """``fn`` whose tensor results speak MindSpore."""
+    return speaking(fn, MINDSPORE)
 
 
 class _TensorType(type):

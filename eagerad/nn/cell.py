@@ -114,10 +114,8 @@ class Cell:
         if type(self)._face is None:
             for p in self.get_parameters():
                 p._face = face
-            for _, b in self.named_buffers():
+            for _, b in self.named_buffers():     # (both walks cover the sub-cells)
                 b._face = face
-            for name in self._registry()[1]:
-                getattr(self, name)._adopt_face(face)
 
     def framework_default(self, argument, torch_value, mindspore_value):
         """The default of ``argument`` where PyTorch's and MindSpore's differ: the face's

@@ -8,29 +8,20 @@ PyTorch (``torch.Tensor([1.0])`` is float32 whatever the data's dtype, ``torch.T
 >>> torch.Tensor(np.array([1.5], np.float64)).dtype == torch.float32, isinstance(torch.ones(1), torch.Tensor)
 (True, True)
 """
-import functools
 import importlib
 
 import numpy as np
 
 from .. import dtype as dt
-from ..face import stamp
+from ..face import speaking
 from ._face import TORCH
 
 _core = importlib.import_module("eagerad.tensor")   # (eagerad.tensor the name is the function)
 
 
-def stamp_tree(obj):
-    """Stamp every tensor in ``obj`` (nested dicts, lists, tuples) with PyTorch's face."""
-    return stamp(obj, TORCH)
-
-
 def stamped(fn):
-    """``fn`` whose tensor results (also inside tuples, lists, dicts) speak PyTorch."""
-    @functools.wraps(fn)
-    def made(*args, **kwargs):
-        return stamp_tree(fn(*args, **kwargs))
-    return made
+    """``fn`` whose tensor results speak PyTorch."""
+    return speaking(fn, TORCH)
 
 
 class _TensorType(type):

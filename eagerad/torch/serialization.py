@@ -8,11 +8,12 @@ pickle unless ``weights_only=False``), written atomically; loaded tensors speak 
 """
 from ..serialization import save
 from ..serialization import load as _load
-from ._creation import stamp_tree
+from ..face import stamp
+from ._face import TORCH
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
          **pickle_load_args):
     """``torch.load``: what ``save`` wrote; tensors inside come back in PyTorch's face."""
-    return stamp_tree(_load(f, map_location, pickle_module, weights_only=weights_only, mmap=mmap,
-                            **pickle_load_args))
+    return stamp(_load(f, map_location, pickle_module, weights_only=weights_only, mmap=mmap,
+                       **pickle_load_args), TORCH)
