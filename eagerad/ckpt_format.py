@@ -28,6 +28,10 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .protowire import BYTES as _BYTES, VARINT as _VARINT, WireFormatError
+from .protowire import field as _field, fields as _fields, read_varint as _read_varint
+from .protowire import varint as _varint
+
 # MindSpore's dtype names in tensor_type <-> numpy dtypes
 _NAMES = {"Bool": np.bool_, "Int8": np.int8, "UInt8": np.uint8, "Int16": np.int16,
           "UInt16": np.uint16, "Int32": np.int32, "UInt32": np.uint32, "Int64": np.int64,
@@ -35,73 +39,11 @@ _NAMES = {"Bool": np.bool_, "Int8": np.int8, "UInt8": np.uint8, "Int16": np.int1
           "Float64": np.float64, "Complex64": np.complex64, "Complex128": np.complex128}
 _BY_DTYPE = {np.dtype(t): name for name, t in _NAMES.items()}
 
-_VARINT, _FIXED64, _BYTES, _FIXED32 = 0, 1, 2, 5
 _CRC_MARK = b"crc_num"
 
 
-class CkptFormatError(ValueError):
+class CkptFormatError(WireFormatError):
     """The bytes are not a MindSpore checkpoint (or are damaged)."""
-
-
-# ------------------------------------------------------------------ wire format
-
-def _varint(value):
-    """Protobuf's base-128 varint bytes of a non-negative int (negatives as 64-bit two's
-    complement, as int64 fields are encoded)."""
-    value &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        low, value = value & 0x7F, value >> 7
-        if value:
-            out.append(low | 0x80)
-        else:
-            out.append(low)
-            return bytes(out)
-
-
-def _read_varint(buf, pos, end):
-    """(value, next position) of the varint at ``buf[pos]``."""
-    shift = result = 0
-    while True:
-        if pos >= end or shift > 63:
-            raise CkptFormatError(f"truncated or overlong varint at byte {pos}")
-        byte = buf[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, pos
-        shift += 7
-
-
-def _fields(buf, pos, end):
-    """Yield ``(field number, wire type, value)`` of one message in ``buf[pos:end]``;
-    a length-delimited value is a ``(start, stop)`` pair into ``buf``."""
-    while pos < end:
-        key, pos = _read_varint(buf, pos, end)
-        number, wire = key >> 3, key & 7
-        if wire == _VARINT:
-            value, pos = _read_varint(buf, pos, end)
-        elif wire == _BYTES:
-            length, pos = _read_varint(buf, pos, end)
-            if pos + length > end:
-                raise CkptFormatError(f"field {number} claims {length} bytes past the end")
-            value, pos = (pos, pos + length), pos + length
-        elif wire in (_FIXED64, _FIXED32):
-            width = 8 if wire == _FIXED64 else 4
-            value, pos = bytes(buf[pos:pos + width]), pos + width
-        else:
-            raise CkptFormatError(f"unsupported wire type {wire} for field {number} at byte {pos}")
-        if number == 0 or pos > end:
-            raise CkptFormatError(f"malformed field at byte {pos}")
-        yield number, wire, value
-
-
-def _field(number, wire, payload):
-    """One encoded field: key varint then the payload (length-prefixed for bytes)."""
-    key = _varint(number << 3 | wire)
-    if wire == _BYTES:
-        return key + _varint(len(payload)) + payload
-    return key + payload
 
 
 # ------------------------------------------------------------------ messages
@@ -178,6 +120,16 @@ def parse_ckpt(content):
         stored, buf = int.from_bytes(bytes(buf[-10:]), "big"), buf[:-17]
         if binascii.crc32(buf) != stored:
             raise CkptFormatError("the checkpoint's CRC32 does not match its contents (damaged file)")
+    try:
+        return _parameters(buf)
+    except CkptFormatError:
+        raise
+    except WireFormatError as err:
+        raise CkptFormatError(str(err)) from None
+
+
+def _parameters(buf):
+    """``{name: ndarray}`` of the Checkpoint messages in ``buf`` (no CRC trailer)."""
     pieces = OrderedDict()
     for tag, tensor in _values(buf):
         if tensor is None:

@@ -22,6 +22,7 @@ import numpy as np
 
 from .loader_workers import _EXHAUSTED, WorkerPool, _next_batch, fetch, get_worker_info  # noqa: F401
 from .samplers import BatchSampler, RandomSampler, SequentialSampler, _permutation, as_rng
+from .face import stamp
 from .tensor import Tensor
 
 
@@ -98,8 +99,8 @@ def default_collate(samples):
     if isinstance(first, (tuple, list)):
         columns = [default_collate(list(col)) for col in zip(*samples)]
         return tuple(columns) if isinstance(first, tuple) else columns
-    if isinstance(first, Tensor):
-        return Tensor(np.stack([s.numpy() for s in samples]))
+    if isinstance(first, Tensor):    # the batch speaks as its samples do
+        return stamp(Tensor(np.stack([s.numpy() for s in samples])), first._face)
     if isinstance(first, (str, bytes)):
         return list(samples)
     return Tensor(np.stack([np.asarray(s) for s in samples]))
@@ -172,12 +173,16 @@ class DataLoader:
         """What to fetch, lazily: lists of indices (batches) or single indices."""
         return iter(self.batch_sampler if self.batch_sampler is not None else self.sampler)
 
+    _face = None     # a face's loader stamps its batches (see eagerad.face)
+
     def __iter__(self):
         if self.num_workers == 0:
-            return self._serial()
-        if self.sampler is None:
-            return self._parallel_iterable()
-        return self._parallel()
+            batches = self._serial()
+        elif self.sampler is None:
+            batches = self._parallel_iterable()
+        else:
+            batches = self._parallel()
+        return batches if self._face is None else (stamp(b, self._face) for b in batches)
 
     def _serial(self):
         if self.sampler is None:

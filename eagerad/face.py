@@ -109,8 +109,25 @@ def install(cls, name):
     if isinstance(current, FaceAttribute):
         return
     if current is None:
-        current = getattr(cls, name)
+        current = getattr(cls, name, None) or _Absent(name)
     setattr(cls, name, FaceAttribute(name, current))
+
+
+class _Absent:
+    """The neutral default of an attribute only some faces have: reading it is an
+    AttributeError that says which faces have it."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, obj, cls=None):
+        faces = sorted(f"eagerad.{face.name}" for face in FACES.values()
+                       if self.name in face.attributes)
+        holder = getattr(obj, "_face", None)
+        raise AttributeError(f"{type(obj).__name__!r} object has no attribute {self.name!r}: it "
+                             f"belongs to {' and '.join(faces) or 'no face'}, and this tensor "
+                             f"speaks {getattr(holder, 'name', 'eagerad')} (make it with "
+                             "that face's functions)")
 
 
 def stamp(obj, face):

@@ -11,6 +11,8 @@ import numpy as np
 from .dtype import float64
 from .tensor import Tensor, rand
 
+_CHUNK = 1 << 16     # indices drawn at once by samplers with replacement
+
 
 def _permutation(n):
     """A random order of ``range(n)`` from eagerad's global seed (``set_seed``)."""
@@ -139,8 +141,12 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         n, count = len(self.data_source), self.num_samples
-        if self.replacement:
-            yield from (int(i) for i in as_rng(self.generator).integers(0, n, count))
+        if self.replacement:            # in chunks: num_samples=int(1e10) is an endless stream
+            rng = as_rng(self.generator)
+            while count > 0:
+                chunk = rng.integers(0, n, min(count, _CHUNK))
+                yield from (int(i) for i in chunk)
+                count -= len(chunk)
             return
         if self.generator is None and count == n:
             yield from (int(i) for i in _permutation(n))
@@ -195,10 +201,15 @@ class WeightedRandomSampler(Sampler):
         self.replacement, self.generator = replacement, generator
 
     def __iter__(self):
-        rng = as_rng(self.generator)
-        draws = rng.choice(len(self.weights), self.num_samples, replace=self.replacement,
-                           p=self.weights / self.weights.sum())
-        return (int(i) for i in draws)
+        rng, p = as_rng(self.generator), self.weights / self.weights.sum()
+        if not self.replacement:     # num_samples is at most the number of positive weights
+            yield from (int(i) for i in rng.choice(len(p), self.num_samples, replace=False, p=p))
+            return
+        count = self.num_samples
+        while count > 0:             # in chunks, as RandomSampler: the stream may be endless
+            chunk = rng.choice(len(p), min(count, _CHUNK), p=p)
+            yield from (int(i) for i in chunk)
+            count -= len(chunk)
 
     def __len__(self):
         return self.num_samples

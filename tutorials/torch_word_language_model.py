@@ -26,7 +26,7 @@ def model_class(torch):
             self.rnn = getattr(nn, rnn_type)(NINP, NHID, NLAYERS, dropout=dropout)
             self.decoder = nn.Linear(NHID, NTOKEN)
             self.rnn_type = rnn_type
-            nn.init.uniform_(self.encoder.weight, -0.1, 0.1)   # eagerad lacks Tensor.uniform_
+            nn.init.uniform_(self.encoder.weight, -0.1, 0.1)
             nn.init.zeros_(self.decoder.bias)
             nn.init.uniform_(self.decoder.weight, -0.1, 0.1)
 
@@ -74,7 +74,7 @@ def train(torch, model, lr=2.0, clip=0.25):
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
         for p in model.parameters():
-            p.data.add_(-lr * p.grad)     # eagerad lacks add_(..., alpha=)
+            p.data.add_(p.grad, alpha=-lr)
         losses.append(loss.item())
     return losses
 

@@ -38,7 +38,6 @@ from ..context import get_default_device, set_default_device
 from ..autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ..autograd import no_grad as inference_mode   # same numbers: no graph is recorded
 from ..printing import set_printoptions
-from ..tensor import manual_seed as _seed
 from ..ops.cumulative import ValuesIndices as _ValuesIndices
 from ._face import TORCH, Size
 from ._creation import (Tensor, arange, as_tensor, empty, empty_like, eye, from_dlpack,
@@ -75,16 +74,9 @@ from ..ops import equal_all as equal
 from ..ops.sorting import sort_with_indices as sort
 from ..ops.statistics import median_lower as median
 from ._opdb_functions import *  # noqa: F401,F403 - PyTorch keywords over the core ops
+from ._random import (bernoulli, get_rng_state, initial_seed, manual_seed, multinomial, normal,
+                      poisson, randperm, seed, set_rng_state)
 from ._face import tensor_std as _tensor_std, tensor_var as _tensor_var
-
-
-def manual_seed(seed):
-    """Seed every generator (initialisers, dropout, rand/randn), as ``torch.manual_seed``.
-
-    >>> manual_seed(0); a = rand(2); manual_seed(0); (a == rand(2)).all().item()
-    True
-    """
-    _seed(seed)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):

@@ -631,6 +631,15 @@ def seed(value):
     _rng = np.random.default_rng(value)
 
 
+def host_rng():
+    """The generator every device draws from (``eagerad.sampling`` draws through it).
+
+    >>> seed(0); a = host_rng().random(); seed(0); a == host_rng().random()
+    True
+    """
+    return _rng
+
+
 def uniform(shape, low, high, dtype):
     """U(low, high) samples of ``shape`` and ``dtype`` from the seeded generator (``rand``).
 
