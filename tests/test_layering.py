@@ -10,7 +10,8 @@ Every module's imports (top-level and inside functions) are parsed with ``ast``;
     autograd
     ops
     reverse, transforms, functional, vectorize, func, autograd_functional, tree, checkpoint, custom
-    nn, amp, optim, data, serialization (+ safe_format, atomic, file_kinds), viz, linalg
+    nn, amp, optim, data (+ sampling), serialization (+ safe_format, atomic, file_kinds,
+    protowire, event_file), viz, linalg
     (namespace), cuda (namespace), distributed
     eagerad/__init__ (the engine's own API)
     torch, mindspore (the faces: they may import everything, nothing imports them)
@@ -43,7 +44,7 @@ LAYERS = [
      "custom"},
     {"nn", "amp", "optim", "data", "dataset", "ckpt_format", "serialization", "viz", "linalg",
      "cuda", "accelerator", "utils", "train", "safe_format", "atomic", "file_kinds", "distributed",
-     "samplers", "loader_workers", "dataset_ops"},
+     "samplers", "loader_workers", "dataset_ops", "sampling", "protowire", "event_file"},
     {"__init__"},
     {"torch", "mindspore"},     # the faces: they may import everything, nothing imports them
 ]
