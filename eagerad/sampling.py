@@ -173,7 +173,8 @@ def set_host_state(state):
     raw = _host(state)
     try:
         parsed = json.loads(raw.astype(np.uint8).tobytes().decode())
-        backend.get("cpu").host_rng().bit_generator.state = parsed
+        rng = backend.get("cpu").host_rng()
+        rng.bit_generator.state = parsed
     except (ValueError, TypeError, KeyError) as err:
         raise ValueError(f"set_rng_state: new_state is not a state from get_rng_state "
                          f"({err})") from None
