@@ -24,6 +24,7 @@ import numpy as np
 from . import reverse, tree as _tree
 from .autograd import forward_ad
 from .autograd.engine import _collect, _edge_of, _needed
+from .face import stamp
 from .ops.registry import OPS, Unsaved
 from .ops.shape import _index_arrays, index_add
 from .tensor import Tensor, arange, eye, ones, zeros
@@ -423,6 +424,8 @@ def tree_jacobian(engine, fn, args, kwargs, positions, single, has_aux, split_au
     leaves, defs = flat_leaves([args[p] for p in positions], "argument")
     flat = OutTree(at_positions(fn, args, kwargs, positions, defs), has_aux, split_aux, name)
     jac, aux = engine(flat, tuple(leaves), has_aux)
+    if leaves:      # assembled from seeds and batches: the blocks speak as the inputs do
+        stamp([block for row in jac for block in row], leaves[0]._face)
     jac = flat.treedef.unflatten([regroup(list(row), defs, single) for row in jac])
     return (jac, aux) if has_aux else jac
 

@@ -462,3 +462,16 @@ def test_neutral_flatten_function_and_parameter_data_refuse_and_name_both_faces(
     assert q.data is q
     r = torch.nn.Parameter(torch.ones(1))
     assert r.data is not r and not r.data.requires_grad
+
+
+def test_jacobians_and_data_loader_batches_speak_their_inputs_face():
+    import eagerad.torch as torch
+    import eagerad.mindspore as ms
+    f = lambda x: (x.sin() * x).sum()   # noqa: E731
+    x = torch.tensor([1.0, 2.0])
+    for out in (torch.func.hessian(f)(x), torch.func.jacfwd(f)(x), torch.func.jacrev(f)(x),
+                torch.autograd.functional.hessian(f, x)):
+        assert out._face.name == "torch" and repr(out).startswith("tensor(")
+    assert ms.jacrev(lambda v: v * 2)(ms.Tensor([1.0]))._face.name == "mindspore"
+    batch = next(iter(torch.utils.data.DataLoader([1, 2, 3], batch_size=3, num_workers=1)))
+    assert batch._face.name == "torch" and str(batch) == "tensor([1, 2, 3])"
