@@ -42,8 +42,9 @@ from ..ops import convolution as conv
 from ..ops import losses as lf
 from ..ops import normalization as norm
 from ..ops import recurrent
+from . import packed
 from ..tensor import Parameter, Tensor, zeros
-from ..face import ambiguous
+from ..face import ambiguous, stamp
 from .cell import Cell
 from .init import he_uniform, initializer, normal, uniform
 from .layers import Dense
@@ -770,18 +771,35 @@ class _Recurrent(Cell):
         >>> out.shape, h.shape
         ((5, 2, 4), (1, 2, 4))
         """
+        if isinstance(x, packed.PackedSequence):
+            return self._packed(x, hx)
         if x.ndim != 3 or x.shape[-1] != self.input_size:
             raise ValueError(f"{type(self).__name__}: input must be (L, N, {self.input_size}) "
                              f"(batch_first={self.batch_first}), got shape {x.shape}")
         if self.batch_first:
             x = x.swapaxes(0, 1)
+        return self._layers(x, hx, None)
+
+    def _packed(self, sequence, hx):
+        """A ``PackedSequence`` in, one out: every sequence stops at its own length (the
+        final states are those of its last step), in the caller's batch order."""
+        x, lengths = packed.pad_packed_sequence(sequence)
+        out, finals = self._layers(x, hx, lengths.numpy())
+        repacked = packed.pack_padded_sequence(out, lengths, batch_first=self.batch_first,
+                                               enforce_sorted=sequence.sorted_indices is None)
+        return repacked, finals
+
+    def _layers(self, x, hx, lengths):
+        """Every layer and direction over ``x`` (L, N, in); ``lengths``: valid steps per
+        sequence (None: all)."""
         states = self._initial(x, hx)
         finals = []
         for layer in range(self.num_layers):
             outs = []
             for d, suffix in enumerate(self._suffixes(layer)):
                 p = [getattr(self, n + suffix) for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
-                seq, state = self._sequence(x, states[layer * self.directions + d], p, d == 1)
+                seq, state = self._sequence(x, states[layer * self.directions + d], p, d == 1,
+                                            lengths)
                 outs.append(seq)
                 finals.append(state)
             x = outs[0] if len(outs) == 1 else ops.concat(outs, -1)
@@ -790,12 +808,18 @@ class _Recurrent(Cell):
         out = x.swapaxes(0, 1) if self.batch_first else x
         return out, self._pack(finals)
 
-    def _sequence(self, x, state, p, reverse):
-        """One layer in one direction, step by step: (all states h (L, N, H), final state)."""
+    def _sequence(self, x, state, p, reverse, lengths=None):
+        """One layer in one direction, step by step: (all states h (L, N, H), final state).
+        With ``lengths``, a sequence keeps its state past its last step (and, reversed,
+        starts from the initial state at that step)."""
         steps = range(x.shape[0]) if not reverse else range(x.shape[0] - 1, -1, -1)
         seq = [None] * x.shape[0]
         for t in steps:
-            state = self._step(x[t], state, *p)
+            new = self._step(x[t], state, *p)
+            if lengths is not None:
+                running = stamp(Tensor((lengths > t)[:, None], device=x.device), x._face)
+                new = tuple(ops.where(running, a, b) for a, b in zip(new, state))
+            state = new
             seq[t] = state[0]
         return ops.stack(seq, 0), state
 
@@ -820,12 +844,12 @@ class LSTM(_Recurrent):
         h0, c0 = hx
         return [(h0[i], c0[i]) for i in range(n)]
 
-    def _sequence(self, x, state, p, reverse):
-        """The layer as one fused ``lstm_scan`` op (float32/float64 and a non-empty
-        sequence; else step by step): the input projections of every step in one matmul,
-        the recurrence and its backward in one backend call each."""
-        if x.shape[0] == 0 or x.dtype.name not in ("float32", "float64"):
-            return super()._sequence(x, state, p, reverse)
+    def _sequence(self, x, state, p, reverse, lengths=None):
+        """The layer as one fused ``lstm_scan`` op (float32/float64, a non-empty sequence,
+        no per-sequence lengths; else step by step): the input projections of every step
+        in one matmul, the recurrence and its backward in one backend call each."""
+        if x.shape[0] == 0 or x.dtype.name not in ("float32", "float64") or lengths is not None:
+            return super()._sequence(x, state, p, reverse, lengths)
         w_ih, w_hh, b_ih, b_hh = p
         if reverse:
             x = x.flip(0)

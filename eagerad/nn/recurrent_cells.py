@@ -17,6 +17,7 @@ from ..tensor import Parameter, zeros
 from .cell import Cell
 from .conv_layers import GRU, LSTM, _Recurrent
 from .init import uniform
+from .packed import PackedSequence
 
 _NONLINEARITIES = {"tanh": ops.tanh, "relu": ops.relu}
 
@@ -66,7 +67,7 @@ class RNN(_Recurrent):
         >>> RNN(2, 3, num_layers=2, bidirectional=True).construct(eagerad.ones(4, 1, 2))[1].shape
         (4, 1, 3)
         """
-        if x.ndim != 2:
+        if isinstance(x, PackedSequence) or x.ndim != 2:
             return super().construct(x, hx)
         out, h = super().construct(x.expand_dims(1 - int(self.batch_first)),
                                    None if hx is None else hx.expand_dims(1))

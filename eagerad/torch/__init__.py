@@ -74,6 +74,10 @@ from ..ops import equal_all as equal
 from ..ops.sorting import sort_with_indices as sort
 from ..ops.statistics import median_lower as median
 from ._opdb_functions import *  # noqa: F401,F403 - PyTorch keywords over the core ops
+from . import _storage_methods  # noqa: F401 - Tensor attributes
+from ..ops import (bincount, gcd, heaviside, histc, isin, isinf, isneginf, isposinf, isreal, lcm,
+                   tril_indices, triu_indices)
+from ._discrete import bucketize, chain_matmul, signbit, vander
 from ._random import (bernoulli, get_rng_state, initial_seed, manual_seed, multinomial, normal,
                       poisson, randperm, seed, set_rng_state)
 from ._face import tensor_std as _tensor_std, tensor_var as _tensor_var
@@ -156,6 +160,8 @@ def numel(input):
 
 
 from . import autograd, cuda, func, linalg, nn, optim, special, utils, backends  # noqa: E402
+from . import amp, hub, jit, random, testing  # noqa: E402,F401
+from .amp import autocast  # noqa: E402,F401
 from . import serialization  # noqa: E402
 from . import onnx  # noqa: E402
 from ..samplers import Generator  # noqa: E402  (for random_split, samplers, DataLoader)

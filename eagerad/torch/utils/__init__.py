@@ -4,5 +4,5 @@
 >>> torch.utils.data.DataLoader.__name__
 'DataLoader'
 """
-from ...utils import benchmark, checkpoint
-from . import data, tensorboard  # noqa: F401
+from ...utils import benchmark  # noqa: F401
+from . import checkpoint, data, tensorboard  # noqa: F401

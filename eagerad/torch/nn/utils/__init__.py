@@ -6,3 +6,4 @@
 tensor(5.)
 """
 from ...nn.utils import *  # noqa: F401,F403
+from . import rnn  # noqa: E402,F401 - torch.nn.utils.rnn
