@@ -57,6 +57,13 @@ for _name in _LAYERS:
     globals()[_name] = _face_class(getattr(_nn, _name))
 del _name
 
-from . import modules, parallel  # noqa: E402  (after the layers they re-export)
+from . import functional_layers as _functional_layers  # noqa: E402  (needs Module)
+for _name in _functional_layers.LAYERS:
+    globals()[_name] = getattr(_functional_layers, _name)
+del _name
 
-__all__ = ["Module", "Parameter", "functional", "init", "modules", "parallel", "utils"] + _LAYERS
+from . import modules, parallel  # noqa: E402  (after the layers they re-export)
+from .parallel import DataParallel  # noqa: E402,F401
+
+__all__ = (["Module", "Parameter", "functional", "init", "modules", "parallel", "utils",
+            "DataParallel"] + _LAYERS + _functional_layers.LAYERS)

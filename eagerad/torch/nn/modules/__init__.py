@@ -17,22 +17,34 @@ _SUBMODULES = {
     "linear": "Linear Identity Bilinear LazyLinear",
     "conv": "Conv1d Conv2d ConvTranspose2d LazyConv1d LazyConv2d LazyConvTranspose2d",
     "loss": "L1Loss MSELoss BCELoss BCEWithLogitsLoss CrossEntropyLoss HuberLoss KLDivLoss "
-            "NLLLoss SmoothL1Loss",
+            "NLLLoss SmoothL1Loss CosineEmbeddingLoss GaussianNLLLoss HingeEmbeddingLoss "
+            "MarginRankingLoss MultiLabelMarginLoss MultiLabelSoftMarginLoss MultiMarginLoss "
+            "PoissonNLLLoss SoftMarginLoss TripletMarginLoss TripletMarginWithDistanceLoss CTCLoss",
     "activation": "ReLU Sigmoid Tanh Softmax LogSoftmax CELU ELU GELU SELU Hardsigmoid Hardswish "
                   "Hardtanh LeakyReLU LogSigmoid Mish ReLU6 SiLU Softplus Softsign Tanhshrink "
-                  "MultiheadAttention",
+                  "MultiheadAttention GLU Threshold Softmin Softmax2d Hardshrink Softshrink PReLU",
     "container": "Sequential ModuleList ModuleDict ParameterList ParameterDict",
     "batchnorm": "BatchNorm1d BatchNorm2d",
-    "normalization": "LayerNorm GroupNorm",
-    "dropout": "Dropout",
+    "normalization": "LayerNorm GroupNorm LocalResponseNorm RMSNorm",
+    "instancenorm": "InstanceNorm1d InstanceNorm2d InstanceNorm3d",
+    "dropout": "Dropout Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout",
     "rnn": "RNN LSTM GRU RNNCell LSTMCell GRUCell",
     "transformer": "Transformer TransformerEncoder TransformerDecoder TransformerEncoderLayer "
                    "TransformerDecoderLayer",
-    "pooling": "MaxPool2d AvgPool2d AdaptiveAvgPool2d",
+    "pooling": "MaxPool1d MaxPool2d MaxPool3d AvgPool1d AvgPool2d AvgPool3d AdaptiveAvgPool1d "
+               "AdaptiveAvgPool2d AdaptiveAvgPool3d AdaptiveMaxPool1d AdaptiveMaxPool2d "
+               "AdaptiveMaxPool3d FractionalMaxPool2d LPPool1d LPPool2d MaxUnpool1d MaxUnpool2d "
+               "MaxUnpool3d",
+    "padding": "ZeroPad1d ZeroPad2d ZeroPad3d ConstantPad1d ConstantPad2d ConstantPad3d "
+               "ReflectionPad1d ReflectionPad2d ReflectionPad3d ReplicationPad1d ReplicationPad2d "
+               "ReplicationPad3d CircularPad1d CircularPad2d CircularPad3d",
+    "distance": "CosineSimilarity PairwiseDistance",
+    "fold": "Fold Unfold",
+    "channelshuffle": "ChannelShuffle",
     "sparse": "Embedding",
     "flatten": "Flatten Unflatten",
     "pixelshuffle": "PixelShuffle PixelUnshuffle",
-    "upsampling": "Upsample",
+    "upsampling": "Upsample UpsamplingNearest2d UpsamplingBilinear2d",
 }
 
 __all__ = []

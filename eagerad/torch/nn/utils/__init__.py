@@ -5,5 +5,5 @@
 >>> torch.nn.utils.clip_grad_norm_([p], 1.0)
 tensor(5.)
 """
-from ...nn.utils import *  # noqa: F401,F403
+from ....nn.utils import *  # noqa: F401,F403
 from . import rnn  # noqa: E402,F401 - torch.nn.utils.rnn
