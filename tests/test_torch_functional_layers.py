@@ -28,6 +28,8 @@ CASES = [
     ("Unfold", (2,), (X4,)),
     ("CosineSimilarity", (), (X4, X4[::-1].copy())),
     ("PairwiseDistance", (), (X3[:, :, 0], X3[:, :, 1])),
+    ("Fold", ((5, 5), 2, 1, 1, 1), (rng.standard_normal((2, 8, 36)),)),
+    ("Fold", ((4, 6), (2, 3), 1, 0, (2, 3)), (rng.standard_normal((3, 12, 4)),)),
     ("ZeroPad2d", ((1, 2, 0, 1),), (X4,)),
     ("ConstantPad1d", (2, 3.5), (X3,)),
     ("ReflectionPad2d", (2,), (X4,)),
@@ -88,3 +90,23 @@ def test_new_layers_have_their_pytorch_import_paths():
     from eagerad.torch.nn.modules.pooling import AdaptiveMaxPool2d
     assert ReflectionPad2d is torch.nn.ReflectionPad2d
     assert AdaptiveMaxPool2d is torch.nn.AdaptiveMaxPool2d
+
+
+def test_in_place_functional_activations_write_their_input():
+    F = torch.nn.functional
+    x = torch.tensor([-2.0, 0.5])
+    assert F.relu_(x) is x and x.tolist() == [0.0, 0.5]
+    y = torch.tensor([-2.0, 3.0])
+    F.leaky_relu_(y, 0.5)
+    assert y.tolist() == [-1.0, 3.0]
+    values, indices = F.max_pool1d_with_indices(torch.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
+    assert values.tolist() == [[[3.0, 2.0]]] and indices.tolist() == [[[1, 2]]]
+
+
+def test_gumbel_softmax_hard_is_one_hot_with_the_soft_gradient():
+    torch.manual_seed(0)
+    logits = torch.tensor([[1.0, 2.0, 0.5]] * 3, requires_grad=True)
+    y = torch.nn.functional.gumbel_softmax(logits, tau=0.5, hard=True)
+    assert sorted(y.sum(-1).tolist()) == [1.0, 1.0, 1.0] and set(y.flatten().tolist()) <= {0.0, 1.0}
+    (y * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert logits.grad.abs().sum().item() > 0

@@ -18,9 +18,10 @@ from .. import ops
 from ..ops.convolution import (adaptive_avg_pool2d, avg_pool1d, avg_pool2d, conv1d, conv2d,
                                conv_transpose2d, interpolate, max_pool1d, max_pool2d)
 from ..ops.losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cosine_similarity,
-                          dropout, embedding, huber_loss, kl_div, l1_loss, linear, mse_loss,
+                          embedding, huber_loss, kl_div, l1_loss, linear, mse_loss,
                           nll_loss, scaled_dot_product_attention, smooth_l1_loss)
 from ..ops.losses import cross_entropy_full as cross_entropy
+from ..ops.losses import dropout as _dropout
 from ..ops.losses import one_hot_long as one_hot
 from ..ops.normalization import batch_norm, group_norm, layer_norm
 
@@ -116,6 +117,50 @@ __all__ += sorted(_ACTIVATIONS) + [
     "triplet_margin_loss", "gaussian_nll_loss", "prelu", "bilinear", "channel_shuffle",
     "triplet_margin_with_distance_loss", "multi_margin_loss", "local_response_norm",
     "instance_norm", "grid_sample"]
+
+
+from .noise import dropout1d, dropout2d, dropout3d, gumbel_softmax, rrelu, rrelu_  # noqa: E402
+from .patches import fold, lp_pool1d, lp_pool2d, lp_pool3d  # noqa: E402
+
+__all__ += ["dropout1d", "dropout2d", "dropout3d", "gumbel_softmax", "rrelu", "rrelu_", "fold",
+            "lp_pool1d", "lp_pool2d", "lp_pool3d"]
+
+
+def _in_place(name):
+    """PyTorch's ``F.<name>_``: the activation written into its input."""
+    def fn(input, *args, **kwargs):
+        return input.copy_(globals().get(name, getattr(ops, name, None))(input, *args, **kwargs))
+    fn.__name__, fn.__doc__ = name + "_", f"``{name}`` in place; returns the input."
+    return fn
+
+
+def _with_indices(pool):
+    """PyTorch's ``F.<pool>_with_indices``: ``(values, indices)``."""
+    def fn(input, *args, **kwargs):
+        kwargs["return_indices"] = True
+        return globals()[pool](input, *args, **kwargs)
+    fn.__name__, fn.__doc__ = pool + "_with_indices", f"``{pool}(..., return_indices=True)``."
+    return fn
+
+
+for _name in ("relu", "elu", "leaky_relu", "hardtanh", "selu", "celu", "threshold"):
+    globals()[_name + "_"] = _in_place(_name)
+    __all__.append(_name + "_")
+for _name in ("max_pool1d", "max_pool2d"):
+    globals()[_name + "_with_indices"] = _with_indices(_name)
+    __all__.append(_name + "_with_indices")
+del _name
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p``, scaling the rest by ``1/(1-p)``, when
+    ``training`` (PyTorch's ``F.dropout``; ``inplace`` writes the result into ``input``).
+
+    >>> dropout(eagerad.ones(2), 0.5, training=False).tolist()
+    [1.0, 1.0]
+    """
+    out = _dropout(input, p, training)
+    return input.copy_(out) if inplace and out is not input else out
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
