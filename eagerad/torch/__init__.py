@@ -160,7 +160,7 @@ def numel(input):
 
 
 from . import autograd, cuda, func, linalg, nn, optim, special, utils, backends  # noqa: E402
-from . import amp, hub, jit, random, testing  # noqa: E402,F401
+from . import amp, distributions, hub, jit, random, testing  # noqa: E402,F401
 from .amp import autocast  # noqa: E402,F401
 from . import serialization  # noqa: E402
 from . import onnx  # noqa: E402

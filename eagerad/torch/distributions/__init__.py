@@ -1,0 +1,14 @@
+"""``torch.distributions`` (see ``eagerad.distributions``): Normal, LogNormal, Uniform,
+Laplace, Exponential, Bernoulli, Categorical, OneHotCategorical, MultivariateNormal,
+Independent, ``kl_divergence``/``register_kl``.
+
+>>> import eagerad.torch as torch
+>>> from eagerad.torch.distributions import Normal
+>>> Normal(torch.tensor([0.0]), torch.tensor([1.0])).log_prob(torch.tensor([0.0]))
+tensor([-0.9189])
+"""
+from ...distributions import (Bernoulli, Categorical, Distribution, Exponential,  # noqa: F401
+                             Independent, Laplace, LogNormal, MultivariateNormal, Normal,
+                             OneHotCategorical, Uniform, kl_divergence, register_kl)
+
+from . import kl  # noqa: E402,F401 - torch.distributions.kl
