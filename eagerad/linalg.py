@@ -25,10 +25,12 @@ import numpy as np
 
 from .autograd.grad_mode import is_grad_enabled
 from .ops.contractions import cross, dot, einsum, inner, kron, outer, tensordot, trace
-from .ops.decompositions import (OPS, SlogdetResult, cholesky, complement, det, floating, inv,
-                                 logdet, matrix_exp, matrix_power, mT, slogdet, square, sym_from,
-                                 unpack_eigh, unpack_qr, unpack_svd)
+from .ops.decompositions import (OPS, SlogdetResult, cholesky, complement, const, det, floating,
+                                 inv, logdet, matrix_exp, matrix_power, mT, read_symmetric,
+                                 slogdet, square, unpack_eigh, unpack_qr, unpack_svd)
 from .ops.linalg import matmul
+from .ops.lu import (LUFactorExResult, LUFactorResult, LUResult, lu, lu_factor, lu_factor_ex,
+                     lu_solve, lu_unpack)
 from .ops.math import as_tensor, where
 from .ops.shape import concat, normalize_axis
 
@@ -37,7 +39,10 @@ __all__ = ["inv", "solve", "det", "slogdet", "logdet", "cholesky", "solve_triang
            "pinv", "matrix_power", "matrix_exp", "norm", "vector_norm", "matrix_norm",
            "multi_dot", "matmul", "einsum", "tensordot", "outer", "inner", "dot", "kron",
            "cross", "trace", "SlogdetResult", "EighResult", "SVDResult", "QRResult",
-           "LstsqResult"]
+           "LstsqResult", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "lu_unpack",
+           "LUResult", "LUFactorResult", "LUFactorExResult", "inv_ex", "solve_ex",
+           "cholesky_ex", "diagonal", "vecdot", "vander", "tensorinv", "tensorsolve", "cond",
+           "InvExResult", "SolveExResult", "CholeskyExResult"]
 
 EighResult = collections.namedtuple("EighResult", "eigenvalues eigenvectors")
 EighResult.__doc__ = """``(eigenvalues, eigenvectors)`` of ``eigh``.
@@ -156,7 +161,7 @@ def cholesky_solve(B, L, upper=False):
 def _uplo(name, A, UPLO):
     if UPLO not in ("L", "U"):
         raise ValueError(f"linalg.{name}: UPLO must be 'L' or 'U', got {UPLO!r}")
-    return sym_from(square(name, A), UPLO == "U")
+    return read_symmetric(square(name, A), UPLO == "U")
 
 
 def eigh(A, UPLO="L"):
@@ -428,3 +433,211 @@ def norm(x, ord=None, axis=None, keepdims=False, *, dim=None, keepdim=False):
     if len(axes) == 2:
         return matrix_norm(x, "fro" if ord is None else ord, axes, keepdims)
     raise ValueError(f"linalg.norm: axis must name 1 or 2 axes, got {axis}")
+
+# ------------------------------------------------------------------ PyTorch's other names
+
+
+InvExResult = collections.namedtuple("InvExResult", "inverse info")
+InvExResult.__doc__ = """``(inverse, info)`` of ``inv_ex``.
+
+>>> inv_ex(eagerad.eye(2)).info.item()
+0
+"""
+SolveExResult = collections.namedtuple("SolveExResult", "result info")
+SolveExResult.__doc__ = """``(result, info)`` of ``solve_ex``.
+
+>>> solve_ex(eagerad.eye(2), eagerad.ones(2)).info.item()
+0
+"""
+CholeskyExResult = collections.namedtuple("CholeskyExResult", "L info")
+CholeskyExResult.__doc__ = """``(L, info)`` of ``cholesky_ex``.
+
+>>> cholesky_ex(eagerad.eye(2)).info.item()
+0
+"""
+
+
+def _ex(name, A, info, compute, check_errors, what, trailing=2):
+    """``compute(A)`` where ``info`` (numpy ints, one per matrix) is 0; the failed
+    matrices' results (their last ``trailing`` dimensions) are nan, their ``info`` says
+    why; with ``check_errors`` a RuntimeError instead.  ``compute`` never sees a failed
+    matrix: the identity stands in for it."""
+    bad = np.asarray(info) != 0
+    if check_errors and bad.any():
+        raise RuntimeError(f"linalg.{name}: the input matrix {what} (info = "
+                           f"{int(np.max(info))} for the matrix at batch index "
+                           f"{tuple(int(i) for i in np.argwhere(bad)[0])})")
+    if not bad.any():
+        return compute(A)
+    eye = as_tensor(np.eye(A.shape[-1], dtype=A.dtype), A)
+    out = compute(where(as_tensor(bad[..., None, None], A), eye, A))
+    return where(as_tensor(bad.reshape(bad.shape + (1,) * trailing), A), float("nan"), out)
+
+
+def _info_tensor(info, like):
+    return const(info, like, np.int32)
+
+
+def inv_ex(A, *, check_errors=False):
+    """``(inverse, info)``: ``info`` is 0, or i > 0 when the matrix is singular (U[i-1,
+    i-1] of its LU is 0), and then its inverse is nan; ``check_errors`` raises instead.
+
+    >>> r = inv_ex(eagerad.tensor([[1.0, 2.0], [2.0, 4.0]])); r.info.item()
+    2
+    """
+    A = square("inv_ex", A)
+    info = lu_factor_ex(A.detach()).info.numpy()
+    return InvExResult(_ex("inv_ex", A, info, inv, check_errors, "is singular"),
+                       _info_tensor(info, A))
+
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """``(result, info)`` of ``solve``: for a singular matrix (``info`` i > 0, as
+    ``inv_ex``) the result is nan; ``check_errors`` raises instead.
+
+    >>> solve_ex(eagerad.tensor([[2.0, 0.0], [0.0, 4.0]]), eagerad.tensor([1.0, 1.0])).result.tolist()
+    [0.5, 0.25]
+    """
+    A = square("solve_ex", A)
+    B = floating("solve_ex", B, "B")
+    info = lu_factor_ex(A.detach()).info.numpy()
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+    out = _ex("solve_ex", A, info, lambda a: solve(a, B, left=left), check_errors,
+              "is singular", 1 if vector else 2)
+    return SolveExResult(out, _info_tensor(info, A))
+
+
+def _cholesky_info(a):
+    """LAPACK potrf's info for each matrix of ``a`` (numpy): 0, or the order of the
+    first leading minor that is not positive definite."""
+    flat = a.reshape((int(np.prod(a.shape[:-2])),) + a.shape[-2:])
+    info = np.zeros(flat.shape[0], np.int32)
+    for i, m in enumerate(flat):
+        lower = np.tril(m) + np.tril(m, -1).T
+        try:
+            np.linalg.cholesky(lower)
+            continue
+        except np.linalg.LinAlgError:
+            pass
+        for k in range(1, m.shape[0] + 1):
+            try:
+                np.linalg.cholesky(lower[:k, :k])
+            except np.linalg.LinAlgError:
+                info[i] = k
+                break
+    return info.reshape(a.shape[:-2])
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """``(L, info)`` of ``cholesky``: ``info`` is 0, or the order k of the first leading
+    minor that is not positive definite, and then L is nan; ``check_errors`` raises.
+
+    >>> cholesky_ex(eagerad.tensor([[1.0, 2.0], [2.0, 1.0]])).info.item()
+    2
+    """
+    A = square("cholesky_ex", A)
+    info = _cholesky_info(np.asarray(A.detach().numpy()))
+    L = _ex("cholesky_ex", A, info, lambda a: cholesky(a, upper=upper), check_errors,
+            "is not positive-definite")
+    return CholeskyExResult(L, _info_tensor(info, A))
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonals of a batch of matrices (``torch.linalg.diagonal``: by default the
+    last two dimensions; ``offset`` above (> 0) or below the main diagonal).
+
+    >>> diagonal(eagerad.tensor([[1.0, 2.0], [3.0, 4.0]]), offset=1).tolist()
+    [2.0]
+    """
+    return as_tensor(A).diagonal(offset, dim1=dim1, dim2=dim2)
+
+
+def vecdot(x, y, *, dim=-1, axis=None):
+    """Dot products of the vectors along ``dim`` (numpy's ``axis``), broadcasting the rest.
+
+    >>> vecdot(eagerad.tensor([[1.0, 2.0], [3.0, 4.0]]), eagerad.tensor([1.0, 1.0])).tolist()
+    [3.0, 7.0]
+    """
+    return (as_tensor(x) * as_tensor(y)).sum(axis=dim if axis is None else axis)
+
+
+def vander(x, *, N=None):
+    """Vandermonde matrices of increasing powers (``torch.linalg.vander``): row i of the
+    last two dimensions is ``x_i^0, x_i^1, ..., x_i^(N-1)``; ``N`` defaults to
+    ``x.shape[-1]``.  Built by products (finite gradients at 0).
+
+    >>> vander(eagerad.tensor([2.0, 3.0])).tolist()
+    [[1.0, 2.0], [1.0, 3.0]]
+    """
+    x = as_tensor(x)
+    if x.ndim == 0:
+        x = x.reshape(1)
+    N = x.shape[-1] if N is None else N
+    if not isinstance(N, (int, np.integer)) or N < 1:
+        raise ValueError(f"linalg.vander: N must be a positive int, got {N!r}")
+    columns = [x * 0 + 1]
+    for _ in range(N - 1):
+        columns.append(columns[-1] * x)
+    return concat([c.unsqueeze(-1) for c in columns], axis=-1)
+
+
+def tensorinv(A, ind=2):
+    """The inverse of ``A`` read as a linear map from its last dimensions to its first
+    ``ind`` ones (numpy's and PyTorch's ``tensorinv``): ``tensordot(tensorinv(A, ind), A,
+    A.ndim - ind)`` is the identity.
+
+    >>> tensorinv(eagerad.eye(4).reshape(4, 2, 2), ind=1).shape
+    (2, 2, 4)
+    """
+    A = floating("tensorinv", A)
+    if not isinstance(ind, (int, np.integer)) or ind <= 0:
+        raise ValueError(f"linalg.tensorinv: ind must be a positive int, got {ind!r}")
+    left, right = A.shape[:ind], A.shape[ind:]
+    rows, cols = int(np.prod(left)), int(np.prod(right))
+    if rows != cols:
+        raise ValueError(f"linalg.tensorinv: the product of the first {ind} dimensions of A "
+                         f"{A.shape} ({rows}) must equal that of the others ({cols})")
+    return inv(A.reshape(rows, cols)).reshape(right + left)
+
+
+def tensorsolve(A, B, dims=None, *, axes=None):
+    """The X with ``tensordot(A, X, X.ndim) = B`` (numpy's and PyTorch's
+    ``tensorsolve``); ``dims`` (numpy's ``axes``) are dimensions of A moved to the end
+    first.
+
+    >>> tensorsolve(eagerad.eye(4).reshape(2, 2, 4), eagerad.ones(2, 2)).tolist()
+    [1.0, 1.0, 1.0, 1.0]
+    """
+    A = floating("tensorsolve", A)
+    B = floating("tensorsolve", B, "B")
+    dims = axes if dims is None else dims
+    if dims is not None:
+        dims = [d % A.ndim for d in dims]
+        A = A.permute(tuple(i for i in range(A.ndim) if i not in dims) + tuple(dims))
+    x_shape = A.shape[B.ndim:]
+    rows, cols = int(np.prod(B.shape)), int(np.prod(x_shape))
+    if int(np.prod(A.shape[:B.ndim])) != rows or rows != cols:
+        raise ValueError(f"linalg.tensorsolve: A of shape {A.shape} does not fit B of shape "
+                         f"{B.shape}: A's first {B.ndim} dimensions must hold {rows} elements "
+                         f"(B's) and so must the rest")
+    return solve(A.reshape(rows, cols), B.reshape(rows)).reshape(x_shape)
+
+
+def cond(A, p=None):
+    """Condition number of each matrix in the norm ``p``: None or 2 the ratio of the
+    largest to the smallest singular value (-2 its inverse), else ``norm(A, p) *
+    norm(inv(A), p)`` for 'fro', 'nuc', 1, -1, inf, -inf.
+
+    >>> cond(eagerad.tensor([[2.0, 0.0], [0.0, 0.5]])).item()
+    4.0
+    """
+    A = _matrices("cond", A)
+    if p in (None, 2, -2):
+        s = svdvals(A)
+        ratio = s[..., 0] / s[..., -1]
+        return ratio if p != -2 else 1 / ratio
+    if p not in ("fro", "nuc", 1, -1, np.inf, -np.inf):
+        raise ValueError(f"linalg.cond: p must be None, 'fro', 'nuc', 2, -2, 1, -1, inf or -inf, "
+                         f"got {p!r}")
+    A = square("cond", A)
+    return matrix_norm(A, p) * matrix_norm(inv(A), p)

@@ -41,13 +41,16 @@ def mT(x):
     return x.swapaxes(-1, -2)
 
 
-def const(array, like):
-    """A constant tensor of ``array`` with ``like``'s dtype, on ``like``'s device.
+def const(array, like, dtype=None):
+    """A constant tensor of ``array`` with ``like``'s dtype (or ``dtype``), on ``like``'s
+    device and with its face (so that a constant handed out prints as its face's).
 
     >>> const(np.eye(2), eagerad.ones(1, dtype=eagerad.float64)).dtype
     dtype('float64')
     """
-    return as_tensor(np.asarray(array, dtype=like.dtype), like)
+    out = as_tensor(np.asarray(array, dtype=like.dtype if dtype is None else dtype), like)
+    out._face = like._face
+    return out
 
 
 def diagonal(x):
@@ -669,21 +672,36 @@ def sym_from(A, upper):
     return half + mT(A * _tri_mask(n, upper, strict=True, like=A))
 
 
+def read_symmetric(A, upper):
+    """What cholesky and eigh read of ``A``, with PyTorch's gradient convention: the
+    value is the symmetric matrix of ``A``'s lower (``upper=False``) or upper triangle
+    (``sym_from``), the gradient flows as through ``(A + A^T) / 2`` -- the gradient
+    with respect to a symmetric matrix, symmetric itself, the same in both triangles
+    (PyTorch's).  For a symmetric ``A`` the value is ``A`` bit for bit.
+
+    >>> A = eagerad.tensor([[1.0, 9.0], [2.0, 3.0]], requires_grad=True)
+    >>> S = read_symmetric(A, False); S.tolist()
+    [[1.0, 2.0], [2.0, 3.0]]
+    >>> S[1, 0].backward(); A.grad.tolist()
+    [[0.0, 0.5], [0.5, 0.0]]
+    """
+    through = _sym(A)
+    return through + (sym_from(A, upper) - through).detach()
+
+
 @export(methods=("cholesky",))
 def cholesky(A, upper=False):
     """Cholesky factor of each symmetric positive-definite matrix: lower ``L`` with
     ``A = L L^T`` (``upper=True``: ``U`` with ``A = U^T U``).  Only the lower triangle
     of ``A`` is read (as LAPACK and PyTorch); not positive definite is a RuntimeError.
-    The gradient of ``A`` is symmetric within that triangle: strictly lower entries get
-    the sum of the two symmetric positions, the upper ones 0 (the exact derivative of
-    what is computed; for an ``A`` built symmetric, e.g. ``X X^T``, the same as
-    PyTorch's symmetric gradient everywhere upstream).
+    The gradient is PyTorch's: with respect to ``A`` as a symmetric matrix, so itself
+    symmetric (``read_symmetric``).
 
     >>> cholesky(eagerad.tensor([[4.0, 2.0], [2.0, 2.0]])).tolist()
     [[2.0, 0.0], [1.0, 1.0]]
     """
     A = square("cholesky", A)
-    L = _cholesky(sym_from(A, False))
+    L = _cholesky(read_symmetric(A, False))
     return mT(L) if upper else L
 
 
