@@ -28,6 +28,7 @@ from .ops.contractions import cross, dot, einsum, inner, kron, outer, tensordot,
 from .ops.decompositions import (OPS, SlogdetResult, cholesky, complement, const, det, floating,
                                  inv, logdet, matrix_exp, matrix_power, mT, read_symmetric,
                                  slogdet, square, unpack_eigh, unpack_qr, unpack_svd)
+from .ops.householder import householder_product
 from .ops.linalg import matmul
 from .ops.lu import (LUFactorExResult, LUFactorResult, LUResult, lu, lu_factor, lu_factor_ex,
                      lu_solve, lu_unpack)
@@ -42,7 +43,7 @@ __all__ = ["inv", "solve", "det", "slogdet", "logdet", "cholesky", "solve_triang
            "LstsqResult", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "lu_unpack",
            "LUResult", "LUFactorResult", "LUFactorExResult", "inv_ex", "solve_ex",
            "cholesky_ex", "diagonal", "vecdot", "vander", "tensorinv", "tensorsolve", "cond",
-           "InvExResult", "SolveExResult", "CholeskyExResult"]
+           "InvExResult", "SolveExResult", "CholeskyExResult", "householder_product"]
 
 EighResult = collections.namedtuple("EighResult", "eigenvalues eigenvectors")
 EighResult.__doc__ = """``(eigenvalues, eigenvectors)`` of ``eigh``.
