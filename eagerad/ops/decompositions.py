@@ -561,10 +561,25 @@ def _vector_norm_batch(args, bdims, ord, axes, keepdims):
     return _vector_norm(x, ord=ord, axes=tuple(a + 1 for a in axes), keepdims=keepdims), 0
 
 
+def _vector_norm_vjp(g, ans, x, ord, axes, keepdims):
+    """PyTorch's norm gradient, zero where the norm is 0, with the divisions placed as
+    PyTorch places them inside the mask: the second derivative at 0 (where there is none)
+    is then PyTorch's too -- nan for ord 2 and ord < 1, 0 for ord > 2."""
+    if ord in (0, 1, np.inf, -np.inf):
+        return _spread(g, x.shape, axes, keepdims) * _norm_share(x, ans, ord, axes, keepdims)
+    whole = _spread(ans, x.shape, axes, keepdims)
+    gs = _spread(g, x.shape, axes, keepdims)
+    zero = whole == 0
+    if ord == 2:
+        return gs * where(zero, 0, x / whole)
+    if ord < 1:
+        return x.sign() * where(zero, 0, (x.abs() / whole) ** (ord - 1) * gs)
+    return x.sign() * x.abs() ** (ord - 1) * where(zero, 0, gs / whole ** (ord - 1))
+
+
 _vector_norm = defop(
     "vector_norm", _vector_norm_fwd,
-    vjp=lambda g, ans, x, ord, axes, keepdims:
-        _spread(g, x.shape, axes, keepdims) * _norm_share(x, ans, ord, axes, keepdims),
+    vjp=_vector_norm_vjp,
     jvp=lambda t, ans, x, ord, axes, keepdims:
         (t * _norm_share(x, ans, ord, axes, keepdims)).sum(axis=axes, keepdims=keepdims),
     save_output=True, batch=_vector_norm_batch,
