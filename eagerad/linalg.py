@@ -26,8 +26,9 @@ import numpy as np
 from .autograd.grad_mode import is_grad_enabled
 from .ops.contractions import cross, dot, einsum, inner, kron, outer, tensordot, trace
 from .ops.decompositions import (OPS, SlogdetResult, cholesky, complement, const, det, floating,
-                                 inv, logdet, matrix_exp, matrix_power, mT, read_symmetric,
-                                 slogdet, square, unpack_eigh, unpack_qr, unpack_svd)
+                                 inv, logdet, matrix_exp, matrix_power, mT, pinv_hermitian,
+                                 read_symmetric, slogdet, square, unpack_eigh, unpack_qr,
+                                 unpack_svd)
 from .ops.householder import householder_product
 from .ops.linalg import matmul
 from .ops.lu import (LUFactorExResult, LUFactorResult, LUResult, lu, lu_factor, lu_factor_ex,
@@ -253,18 +254,24 @@ def qr(A, mode="reduced"):
 def pinv(A, rtol=None, hermitian=False, *, atol=None, rcond=None):
     """Moore-Penrose pseudo-inverse from the SVD: singular values at or below
     ``max(atol, rtol * largest)`` are treated as 0 (``rtol`` default ``max(m, n) *
-    eps``; numpy's ``rcond`` is ``rtol``).  ``hermitian`` is accepted (the SVD is used
-    either way).  Differentiable where the SVD is (distinct singular values).
+    eps``; numpy's ``rcond`` is ``rtol``).  Differentiable where the SVD is (distinct
+    singular values).  ``hermitian``: from ``eigh`` of the lower triangle (as numpy and
+    PyTorch), with PyTorch's gradient (the pseudo-inverse's, at ``A`` as given).
 
     >>> pinv(eagerad.tensor([[2.0, 0.0], [0.0, 0.0]])).tolist()
     [[0.5, 0.0], [0.0, 0.0]]
     """
     A = _matrices("pinv", A)
     m, n = A.shape[-2:]
-    U, S, V = unpack_svd(OPS["svd"](A), m)
     rtol = rcond if rtol is None else rtol
     if rtol is None:
         rtol = max(m, n) * np.finfo(A.dtype).eps if atol is None else 0.0
+    if hermitian:
+        A = square("pinv", A)
+        host = [np.asarray(t.detach().numpy()) if hasattr(t, "numpy") else np.asarray(t, float)
+                for t in (rtol, 0.0 if atol is None else atol)]
+        return pinv_hermitian(A, *host)
+    U, S, V = unpack_svd(OPS["svd"](A), m)
     cutoff = S[..., :1] * rtol if S.shape[-1] else S
     if atol is not None:
         cutoff = where(cutoff > atol, cutoff, atol)

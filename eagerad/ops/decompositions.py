@@ -501,6 +501,68 @@ _qr = defop("qr", _qr_fwd, vjp=_qr_vjp, jvp=_qr_jvp, saves=(), save_output=True,
 # ignores their gradient, and refuses one through complete QR's Q)
 complement = defop("orth_complement", lambda B, q: B.orth_complement(q), batch=batch_leading("orth_complement"))
 
+# ------------------------------------------------------------------ pinv (PyTorch's rule)
+
+
+def _pinv_fwd(B, a, rtol, atol, hermitian):
+    """Pseudo-inverse on the host: from ``eigh`` of the lower triangle when ``hermitian``
+    (what LAPACK and PyTorch read), else from the SVD; values at or below
+    ``max(atol, rtol * largest)`` count as 0."""
+    x = B.to_numpy(a)
+    if hermitian:
+        w, v = np.linalg.eigh(x) if x.size else (np.zeros(x.shape[:-1]), np.zeros(x.shape))
+        s, left, right = np.abs(w), v, v
+        inv = np.where(s > _cutoff(s, rtol, atol), 1 / np.where(w == 0, 1, w), 0)
+    else:
+        k = min(x.shape[-2:])
+        if x.size:
+            left, s, vh = np.linalg.svd(x, full_matrices=False)
+        else:
+            left, s, vh = (np.zeros(x.shape[:-1] + (k,)), np.zeros(x.shape[:-2] + (k,)),
+                           np.zeros(x.shape[:-2] + (k, x.shape[-1])))
+        right = np.swapaxes(vh, -1, -2)
+        inv = np.where(s > _cutoff(s, rtol, atol), 1 / np.where(s == 0, 1, s), 0)
+    out = (right * inv[..., None, :]) @ np.swapaxes(left, -1, -2)
+    return B.asarray(np.ascontiguousarray(out, dtype=x.dtype), x.dtype)
+
+
+def _cutoff(s, rtol, atol):
+    largest = s.max(axis=-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,))
+    return np.maximum(np.asarray(atol)[..., None], np.asarray(rtol)[..., None] * largest)
+
+
+def _pinv_vjp(g, ans, a, rtol, atol, hermitian):
+    # the adjoint of dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P
+    # (Golub & Pereyra 1973; PyTorch's pinv_backward), with A the matrix as given
+    p, pt, gt = ans, mT(ans), mT(g)
+    return -(pt @ g @ pt) + (gt - a @ (p @ gt)) @ (p @ pt) + (pt @ p) @ (gt - (gt @ p) @ a)
+
+
+def _pinv_jvp(t, ans, a, rtol, atol, hermitian):
+    p, pt, tt = ans, mT(ans), mT(t)
+    return -(p @ t @ p) + (p @ pt) @ (tt - (tt @ a) @ p) + (tt - p @ (a @ tt)) @ (pt @ p)
+
+
+_pinv = defop("pinv", _pinv_fwd, vjp=_pinv_vjp, jvp=_pinv_jvp, save_output=True,
+              cases=[Case(U(3, 3), rtol=1e-15, atol=0.0, hermitian=False),
+                     Case(U(2, 4, 3), rtol=1e-15, atol=0.0, hermitian=False),
+                     Case(U(2, 3), rtol=1e-15, atol=0.0, hermitian=False)],
+              batch=batch_leading("pinv"))
+# (no gradcheck case with hermitian=True: its forward reads one triangle while the rule,
+# PyTorch's, differentiates the whole matrix; tests/test_linalg_torch_rules.py checks it)
+
+
+def pinv_hermitian(A, rtol, atol):
+    """Pseudo-inverse of symmetric matrices from ``eigh`` of their lower triangle, with
+    PyTorch's gradient: the pseudo-inverse's derivative with respect to ``A`` as given
+    (for a symmetric ``A`` the exact one).  ``rtol``/``atol``: numbers or arrays.
+
+    >>> pinv_hermitian(eagerad.tensor([[2.0, 7.0], [0.0, 4.0]]), 1e-15, 0.0).tolist()
+    [[0.5, 0.0], [0.0, 0.25]]
+    """
+    return _pinv(A, rtol=rtol, atol=atol, hermitian=True)
+
+
 # ------------------------------------------------------------------ matrix_exp
 
 
