@@ -99,7 +99,8 @@ def _pivots_fwd(B, a, pivot):
     return B.asarray(eliminate(B.to_numpy(a), pivot)[1])
 
 
-_lu_pivots = defop("lu_pivots", _pivots_fwd, batch=batch_leading("lu_pivots"))
+_lu_pivots = defop("lu_pivots", _pivots_fwd, batch=batch_leading("lu_pivots"),
+                   cases=[Case(U(3, 3), pivot=True), Case(U(2, 4, 3), pivot=False)])
 
 
 def _factors(packed, m, n):
