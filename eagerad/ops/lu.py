@@ -19,9 +19,9 @@ The kernel runs on the host (numpy, vectorised over the batch; on CUDA a documen
 host round trip, as the other factorisations of ``backend/cuda/linalg.py``).
 
 >>> import eagerad
->>> LU, piv = lu_factor(eagerad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+>>> LU, piv = lu_factor(eagerad.tensor([[1.0, 2.0], [4.0, 4.0]]))
 >>> LU.tolist(), piv.tolist()
-([[3.0, 4.0], [0.3333333333333333, 0.6666666666666667]], [2, 2])
+([[4.0, 4.0], [0.25, 1.0]], [2, 2])
 """
 import collections
 
@@ -272,9 +272,9 @@ def lu(A, *, pivot=True):
     """``(P, L, U)`` with ``A = P L U``: P a permutation matrix, L unit lower triangular
     (m x k), U upper triangular (k x n), k = min(m, n).  Differentiable in L and U.
 
-    >>> P, L, U = lu(eagerad.tensor([[1.0, 2.0], [3.0, 4.0]]))
-    >>> P.tolist(), U.tolist()
-    ([[0.0, 1.0], [1.0, 0.0]], [[3.0, 4.0], [0.0, 0.6666666666666667]])
+    >>> P, L, U = lu(eagerad.tensor([[1.0, 2.0], [4.0, 4.0]]))
+    >>> P.tolist(), L.tolist(), U.tolist()
+    ([[0.0, 1.0], [1.0, 0.0]], [[1.0, 0.0], [0.25, 1.0]], [[4.0, 4.0], [0.0, 1.0]])
     """
     LU, pivots = lu_factor(A, pivot=pivot)
     P, L, U = lu_unpack(LU, pivots)
