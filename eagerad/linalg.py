@@ -466,24 +466,23 @@ CholeskyExResult.__doc__ = """``(L, info)`` of ``cholesky_ex``.
 
 
 def _ex(name, A, info, compute, check_errors, what, trailing=2):
-    """``compute(A)`` where ``info`` (numpy ints, one per matrix) is 0; the failed
+    """``compute(A)`` where ``info`` (int tensor, one per matrix) is 0; the failed
     matrices' results (their last ``trailing`` dimensions) are nan, their ``info`` says
     why; with ``check_errors`` a RuntimeError instead.  ``compute`` never sees a failed
-    matrix: the identity stands in for it."""
-    bad = np.asarray(info) != 0
-    if check_errors and bad.any():
-        raise RuntimeError(f"linalg.{name}: the input matrix {what} (info = "
-                           f"{int(np.max(info))} for the matrix at batch index "
-                           f"{tuple(int(i) for i in np.argwhere(bad)[0])})")
-    if not bad.any():
-        return compute(A)
-    eye = as_tensor(np.eye(A.shape[-1], dtype=A.dtype), A)
-    out = compute(where(as_tensor(bad[..., None, None], A), eye, A))
-    return where(as_tensor(bad.reshape(bad.shape + (1,) * trailing), A), float("nan"), out)
-
-
-def _info_tensor(info, like):
-    return const(info, like, np.int32)
+    matrix: the identity stands in for it.  Reads no value unless ``check_errors`` (so
+    vmap and jacfwd work)."""
+    if check_errors:
+        host = np.asarray(info.numpy())
+        if host.any():
+            raise RuntimeError(f"linalg.{name}: the input matrix {what} (info = "
+                               f"{int(host.max())} for the matrix at batch index "
+                               f"{tuple(int(i) for i in np.argwhere(host)[0])})")
+    bad = info != 0
+    eye = const(np.eye(A.shape[-1]), A)
+    out = compute(where(bad.unsqueeze(-1).unsqueeze(-1), eye, A))
+    for _ in range(trailing):
+        bad = bad.unsqueeze(-1)
+    return where(bad, float("nan"), out)
 
 
 def inv_ex(A, *, check_errors=False):
@@ -494,9 +493,8 @@ def inv_ex(A, *, check_errors=False):
     2
     """
     A = square("inv_ex", A)
-    info = lu_factor_ex(A.detach()).info.numpy()
-    return InvExResult(_ex("inv_ex", A, info, inv, check_errors, "is singular"),
-                       _info_tensor(info, A))
+    info = lu_factor_ex(A.detach()).info
+    return InvExResult(_ex("inv_ex", A, info, inv, check_errors, "is singular"), info)
 
 
 def solve_ex(A, B, *, left=True, check_errors=False):
@@ -508,32 +506,11 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     """
     A = square("solve_ex", A)
     B = floating("solve_ex", B, "B")
-    info = lu_factor_ex(A.detach()).info.numpy()
+    info = lu_factor_ex(A.detach()).info
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
     out = _ex("solve_ex", A, info, lambda a: solve(a, B, left=left), check_errors,
               "is singular", 1 if vector else 2)
-    return SolveExResult(out, _info_tensor(info, A))
-
-
-def _cholesky_info(a):
-    """LAPACK potrf's info for each matrix of ``a`` (numpy): 0, or the order of the
-    first leading minor that is not positive definite."""
-    flat = a.reshape((int(np.prod(a.shape[:-2])),) + a.shape[-2:])
-    info = np.zeros(flat.shape[0], np.int32)
-    for i, m in enumerate(flat):
-        lower = np.tril(m) + np.tril(m, -1).T
-        try:
-            np.linalg.cholesky(lower)
-            continue
-        except np.linalg.LinAlgError:
-            pass
-        for k in range(1, m.shape[0] + 1):
-            try:
-                np.linalg.cholesky(lower[:k, :k])
-            except np.linalg.LinAlgError:
-                info[i] = k
-                break
-    return info.reshape(a.shape[:-2])
+    return SolveExResult(out, info)
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False):
@@ -544,10 +521,10 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     2
     """
     A = square("cholesky_ex", A)
-    info = _cholesky_info(np.asarray(A.detach().numpy()))
+    info = OPS["cholesky_info"](A.detach())
     L = _ex("cholesky_ex", A, info, lambda a: cholesky(a, upper=upper), check_errors,
             "is not positive-definite")
-    return CholeskyExResult(L, _info_tensor(info, A))
+    return CholeskyExResult(L, info)
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):

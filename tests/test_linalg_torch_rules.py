@@ -253,3 +253,19 @@ def test_lu_and_householder_match_pytorch():
         etorch.linalg.householder_product(etorch.tensor(a), etorch.tensor(tau)).numpy(),
         torch.linalg.householder_product(torch.tensor(a), torch.tensor(tau)).numpy(),
         rtol=1e-12, atol=1e-14)
+
+
+def test_lu_and_ex_functions_under_vmap_and_jacfwd():
+    a = RNG.standard_normal((3, 3, 3)) + 3 * np.eye(3)
+    A = t64(a, False)
+    out = eagerad.vmap(lambda m: linalg.lu_factor(m).LU)(A)
+    np.testing.assert_array_equal(out.numpy(), linalg.lu_factor(A).LU.numpy())
+    fwd = eagerad.jacfwd(lambda m: linalg.lu_factor(m).LU)(A[0])
+    rev = eagerad.jacrev(lambda m: linalg.lu_factor(m).LU)(A[0])
+    np.testing.assert_allclose(fwd.numpy(), rev.numpy(), atol=1e-12)
+    np.testing.assert_allclose(eagerad.vmap(lambda m: linalg.inv_ex(m).inverse)(A).numpy(),
+                               np.linalg.inv(a), rtol=1e-10)
+    b = t64(RNG.standard_normal((3, 3, 2)), False)
+    LU, piv = linalg.lu_factor(A)
+    np.testing.assert_allclose(eagerad.vmap(linalg.lu_solve)(LU, piv, b).numpy(),
+                               np.linalg.solve(a, b.numpy()), rtol=1e-10)

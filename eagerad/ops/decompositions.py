@@ -275,6 +275,33 @@ _cholesky = defop("cholesky", lambda B, a: B.cholesky(_sym_array(B, a)),
                   cases=[Case(M(3, 3, kind="spd")), Case(M(2, 3, 3, kind="spd")),
                          Case(M(0, 2, 2, kind="spd")), Case(M(1, 1, kind="spd"))])
 
+
+
+def _cholesky_info(B, a):
+    """LAPACK potrf's ``info`` of each matrix (lower triangle read), on the host: 0, or
+    the order of the first leading minor that is not positive definite."""
+    x = B.to_numpy(a)
+    flat = x.reshape((int(np.prod(x.shape[:-2])),) + x.shape[-2:])
+    info = np.zeros(flat.shape[0], np.int32)
+    for i, m in enumerate(flat):
+        lower = np.tril(m) + np.tril(m, -1).T
+        if _factorises(lower):
+            continue
+        info[i] = next(k for k in range(1, len(m) + 1) if not _factorises(lower[:k, :k]))
+    return B.asarray(info.reshape(x.shape[:-2]))
+
+
+def _factorises(m):
+    try:
+        np.linalg.cholesky(m)
+        return True
+    except np.linalg.LinAlgError:
+        return False
+
+
+defop("cholesky_info", _cholesky_info, batch=batch_leading("cholesky_info"),
+      cases=[Case(M(2, 3, 3, kind="spd")), Case(M(3, 3, kind="sym"))])
+
 # ------------------------------------------------------------------ eigh
 # Factorisations with several results are single-output ops on one packed array
 # (so every transform, jacfwd and vmap included, sees one tensor); the public

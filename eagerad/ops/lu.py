@@ -28,7 +28,7 @@ import collections
 import numpy as np
 
 from .decompositions import _tri_mask, batch_leading, const, floating, mT
-from .registry import OPS, Case, U, defop
+from .registry import OPS, Case, U, defop, move_batch
 from .shape import concat
 
 __all__ = ["lu_factor", "lu_factor_ex", "lu", "lu_unpack", "lu_solve", "LUFactorResult",
@@ -63,24 +63,48 @@ def eliminate(a, pivot=True):
     return flat.reshape(a.shape), piv.reshape(batch + (k,))
 
 
-def permutation(pivots, m):
-    """The permutation matrices P (numpy, float64) of 1-based row swaps: ``A = P L U``.
+def swap_rows(a, pivots, inverse=False):
+    """``a`` (numpy, ``(..., m, n)``) with the 1-based row swaps ``pivots`` (``(..., k)``,
+    the same batch) applied in order -- ``P^T a`` for ``A = P L U`` -- or, ``inverse``,
+    undone (in reverse order: ``P a``).
 
-    >>> permutation(np.array([2, 2]), 2).tolist()
-    [[0.0, 1.0], [1.0, 0.0]]
+    >>> swap_rows(np.array([[1.0], [2.0], [3.0]]), np.array([3, 3])).ravel().tolist()
+    [3.0, 1.0, 2.0]
     """
-    batch = pivots.shape[:-1]
-    flat = pivots.reshape((int(np.prod(batch)), pivots.shape[-1])) - 1
-    perm = np.tile(np.arange(m), (flat.shape[0], 1))
+    out = np.array(a, copy=True)
+    batch = out.shape[:-2]
+    flat = out.reshape((int(np.prod(batch)),) + out.shape[-2:])
+    piv = np.broadcast_to(pivots, batch + pivots.shape[-1:]).reshape(
+        (flat.shape[0], pivots.shape[-1])) - 1
     rows = np.arange(flat.shape[0])
-    for i in range(flat.shape[1]):
-        p = flat[:, i]
-        here = perm[rows, i].copy()
-        perm[rows, i] = perm[rows, p]
-        perm[rows, p] = here
-    out = np.zeros((flat.shape[0], m, m))
-    out[rows[:, None], perm, np.arange(m)] = 1.0      # P[perm[i], i] = 1
-    return out.reshape(batch + (m, m))
+    order = range(piv.shape[1] - 1, -1, -1) if inverse else range(piv.shape[1])
+    for i in order:
+        p = piv[:, i]
+        here = flat[rows, i].copy()
+        flat[rows, i] = flat[rows, p]
+        flat[rows, p] = here
+    return flat.reshape(out.shape)
+
+
+def _swaps_fwd(B, a, pivots, inverse):
+    return B.asarray(swap_rows(B.to_numpy(a), B.to_numpy(pivots), inverse), a.dtype)
+
+
+def _swaps_batch(args, bdims, inverse):
+    """vmap: both operands get the batch axis first (an unbatched one is broadcast)."""
+    size = next(x.shape[d] for x, d in zip(args, bdims) if d is not None)
+    moved = [x.unsqueeze(0).broadcast_to((size,) + x.shape) if d is None else move_batch(x, d)
+             for x, d in zip(args, bdims)]
+    return _row_swaps(*moved, inverse=inverse), 0
+
+
+_row_swaps = defop(
+    "lu_row_swaps", _swaps_fwd,
+    vjp=(lambda g, ans, a, pivots, inverse: _row_swaps(g, pivots, inverse=not inverse), None),
+    jvp=(lambda t, ans, a, pivots, inverse: _row_swaps(t, pivots, inverse=inverse), None),
+    saves=(1,), batch=_swaps_batch,
+    cases=[Case(U(3, 2), np.array([2, 3, 3], np.int32), inverse=False),
+           Case(U(2, 3, 3), np.array([[3, 2, 3], [1, 3, 3]], np.int32), inverse=True)])
 
 
 def lapack_info(packed):
@@ -101,6 +125,8 @@ def _pivots_fwd(B, a, pivot):
 
 _lu_pivots = defop("lu_pivots", _pivots_fwd, batch=batch_leading("lu_pivots"),
                    cases=[Case(U(3, 3), pivot=True), Case(U(2, 4, 3), pivot=False)])
+_lu_info = defop("lu_info", lambda B, packed: B.asarray(lapack_info(B.to_numpy(packed))),
+                 batch=batch_leading("lu_info"), cases=[Case(U(2, 3, 3))])
 
 
 def _factors(packed, m, n):
@@ -213,11 +239,6 @@ def _matrices(name, A, arg="A"):
     return A
 
 
-def _perm_of(pivots, m, like):
-    """P as a constant tensor of ``like``'s dtype and device."""
-    return const(permutation(np.asarray(pivots.numpy()), m), like)
-
-
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
     """``(LU, pivots, info)``: the compact LU factorisation with partial pivoting (see
     the module docstring); ``info`` is 0, or i > 0 when ``U[i-1, i-1]`` is exactly 0
@@ -228,15 +249,15 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     2
     """
     A = _matrices("lu_factor_ex", A)
-    m, n = A.shape[-2:]
     pivots = _lu_pivots(A.detach(), pivot=bool(pivot))
-    permuted = mT(_perm_of(pivots, m, A)) @ A if pivot else A
-    LU = _lu_packed(permuted)
-    info = lapack_info(np.asarray(LU.detach().numpy()))
-    if check_errors and info.any():
-        raise RuntimeError(f"linalg.lu_factor_ex: U[{int(info.max()) - 1}, {int(info.max()) - 1}] "
-                           "is exactly zero: the matrix is singular")
-    return LUFactorExResult(LU, pivots, const(info, pivots, np.int32))
+    LU = _lu_packed(_row_swaps(A, pivots, inverse=False) if pivot else A)
+    info = _lu_info(LU.detach())
+    if check_errors:
+        host = np.asarray(info.numpy())
+        if host.any():
+            raise RuntimeError(f"linalg.lu_factor_ex: U[{int(host.max()) - 1}, "
+                               f"{int(host.max()) - 1}] is exactly zero: the matrix is singular")
+    return LUFactorExResult(LU, pivots, info)
 
 
 def lu_factor(A, *, pivot=True):
@@ -264,7 +285,8 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     m, n = LU_data.shape[-2:]
     empty = LU_data.reshape(-1)[:0]
     L, U = _factors(LU_data, m, n) if unpack_data else (empty, empty)
-    P = _perm_of(LU_pivots, m, LU_data) if unpack_pivots else empty
+    P = _row_swaps(const(np.eye(m), LU_data).broadcast_to(LU_pivots.shape[:-1] + (m, m)),
+                   LU_pivots, inverse=True) if unpack_pivots else empty
     return LUResult(P, L, U)
 
 
@@ -301,8 +323,11 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if B.shape[-2] != n:
         raise ValueError(f"linalg.lu_solve: LU of shape {LU.shape} and B of shape {B.shape} do "
                          f"not fit: B needs {n} rows")
-    P = _perm_of(pivots, n, LU)
+    shape = np.broadcast_shapes(LU.shape[:-2], B.shape[:-2], pivots.shape[:-1])
+    B = B.broadcast_to(shape + B.shape[-2:])
+    pivots = pivots.broadcast_to(shape + pivots.shape[-1:])
     L, U = _factors(LU, n, n)
     if adjoint:     # A^T = U^T L^T P^T:  X = P L^-T U^-T B
-        return P @ _solve(mT(L), _solve(mT(U), B, False), True, unit=True)
-    return _solve(U, _solve(L, mT(P) @ B, False, unit=True), True)
+        return _row_swaps(_solve(mT(L), _solve(mT(U), B, False), True, unit=True), pivots,
+                          inverse=True)
+    return _solve(U, _solve(L, _row_swaps(B, pivots, inverse=False), False, unit=True), True)
