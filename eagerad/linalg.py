@@ -11,7 +11,10 @@ On CUDA the factorisations copy to the host for LAPACK and back (see
 Degenerate inputs, as PyTorch: gradients of ``eigh``/``svd`` are inf/nan at
 repeated eigen/singular values (``eigvalsh``/``svdvals`` stay finite); ``inv``
 and ``solve`` raise RuntimeError on an exactly singular matrix, while ``det``'s
-gradient (the cofactor matrix) is finite there; norms have gradient 0 at 0.
+gradient (the cofactor matrix) is finite there; norms have gradient 0 at 0 (and the
+second derivatives PyTorch has there).  ``cholesky``, ``eigh`` and ``eigvalsh`` read one
+triangle and give PyTorch's gradient, the one with respect to a symmetric matrix
+(symmetric itself).
 
 >>> import eagerad
 >>> from eagerad import linalg
@@ -26,9 +29,9 @@ import numpy as np
 from .autograd.grad_mode import is_grad_enabled
 from .ops.contractions import cross, dot, einsum, inner, kron, outer, tensordot, trace
 from .ops.decompositions import (OPS, SlogdetResult, cholesky, complement, const, det, floating,
-                                 inv, logdet, matrix_exp, matrix_power, mT, pinv_hermitian,
-                                 read_symmetric, slogdet, square, unpack_eigh, unpack_qr,
-                                 unpack_svd)
+                                 inv, logdet, matrices, matrix_exp, matrix_power, mT,
+                                 pinv_hermitian, read_symmetric, slogdet, square, unpack_eigh,
+                                 unpack_qr, unpack_svd)
 from .ops.householder import householder_product
 from .ops.linalg import matmul
 from .ops.lu import (LUFactorExResult, LUFactorResult, LUResult, lu, lu_factor, lu_factor_ex,
@@ -188,14 +191,6 @@ def eigvalsh(A, UPLO="L"):
     return OPS["eigvalsh"](_uplo("eigvalsh", A, UPLO))
 
 
-def _matrices(name, A):
-    A = floating(name, A)
-    if A.ndim < 2:
-        raise ValueError(f"linalg.{name}: A must be a batch of matrices (>= 2 dimensions), got "
-                         f"shape {A.shape}")
-    return A
-
-
 def svd(A, full_matrices=True):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh``, singular values descending.  With
     ``full_matrices`` the completing columns of U / rows of Vh carry no gradient (as
@@ -205,7 +200,7 @@ def svd(A, full_matrices=True):
     >>> S.tolist()
     [3.0, 2.0]
     """
-    A = _matrices("svd", A)
+    A = matrices("svd", A)
     m, n = A.shape[-2:]
     U, S, V = unpack_svd(OPS["svd"](A), m)
     if full_matrices and m > n:
@@ -221,7 +216,7 @@ def svdvals(A):
     >>> svdvals(eagerad.tensor([[3.0, 0.0], [0.0, -2.0]])).tolist()
     [3.0, 2.0]
     """
-    return OPS["svdvals"](_matrices("svdvals", A))
+    return OPS["svdvals"](matrices("svdvals", A))
 
 
 def qr(A, mode="reduced"):
@@ -234,7 +229,7 @@ def qr(A, mode="reduced"):
     >>> [round(abs(x), 6) for x in R.reshape(-1).tolist()]
     [5.0, 2.2, 0.0, 0.4]
     """
-    A = _matrices("qr", A)
+    A = matrices("qr", A)
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     m, n = A.shape[-2:]
@@ -261,7 +256,7 @@ def pinv(A, rtol=None, hermitian=False, *, atol=None, rcond=None):
     >>> pinv(eagerad.tensor([[2.0, 0.0], [0.0, 0.0]])).tolist()
     [[0.5, 0.0], [0.0, 0.0]]
     """
-    A = _matrices("pinv", A)
+    A = matrices("pinv", A)
     m, n = A.shape[-2:]
     rtol = rcond if rtol is None else rtol
     if rtol is None:
@@ -288,7 +283,7 @@ def lstsq(A, B, rcond=None):
     >>> lstsq(eagerad.tensor([[1.0], [1.0]]), eagerad.tensor([1.0, 3.0])).solution.tolist()
     [2.0]
     """
-    A = _matrices("lstsq", A)
+    A = matrices("lstsq", A)
     B = floating("lstsq", B, "B")
     vector = B.ndim == A.ndim - 1
     Bm = B.unsqueeze(-1) if vector else B
@@ -501,7 +496,8 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     """``(result, info)`` of ``solve``: for a singular matrix (``info`` i > 0, as
     ``inv_ex``) the result is nan; ``check_errors`` raises instead.
 
-    >>> solve_ex(eagerad.tensor([[2.0, 0.0], [0.0, 4.0]]), eagerad.tensor([1.0, 1.0])).result.tolist()
+    >>> A = eagerad.tensor([[2.0, 0.0], [0.0, 4.0]])
+    >>> solve_ex(A, eagerad.tensor([1.0, 1.0])).result.tolist()
     [0.5, 0.25]
     """
     A = square("solve_ex", A)
@@ -616,7 +612,7 @@ def cond(A, p=None):
     >>> cond(eagerad.tensor([[2.0, 0.0], [0.0, 0.5]])).item()
     4.0
     """
-    A = _matrices("cond", A)
+    A = matrices("cond", A)
     if p in (None, 2, -2):
         s = svdvals(A)
         ratio = s[..., 0] / s[..., -1]

@@ -700,6 +700,21 @@ def floating(name, x, arg="A"):
     return x
 
 
+def matrices(name, a, arg="A"):
+    """``a`` checked to be a float batch of matrices (at least 2 dimensions).
+
+    >>> matrices("svd", eagerad.ones(3))
+    Traceback (most recent call last):
+    ...
+    ValueError: linalg.svd: A must be a batch of matrices (>= 2 dimensions), got shape (3,)
+    """
+    a = floating(name, a, arg)
+    if a.ndim < 2:
+        raise ValueError(f"linalg.{name}: {arg} must be a batch of matrices (>= 2 dimensions), "
+                         f"got shape {a.shape}")
+    return a
+
+
 def square(name, a, arg="A"):
     """``a`` checked to be a float stack of square matrices.
 

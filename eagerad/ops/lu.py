@@ -27,7 +27,7 @@ import collections
 
 import numpy as np
 
-from .decompositions import _tri_mask, batch_leading, const, floating, mT
+from .decompositions import _tri_mask, batch_leading, const, matrices, mT
 from .registry import OPS, Case, U, defop, move_batch
 from .shape import concat
 
@@ -231,14 +231,6 @@ LUResult.__doc__ = """``(P, L, U)`` of ``lu``: ``A = P L U``.
 """
 
 
-def _matrices(name, A, arg="A"):
-    A = floating(name, A, arg)
-    if A.ndim < 2:
-        raise ValueError(f"linalg.{name}: {arg} must be a batch of matrices (>= 2 dimensions), "
-                         f"got shape {A.shape}")
-    return A
-
-
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
     """``(LU, pivots, info)``: the compact LU factorisation with partial pivoting (see
     the module docstring); ``info`` is 0, or i > 0 when ``U[i-1, i-1]`` is exactly 0
@@ -248,7 +240,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     >>> lu_factor_ex(eagerad.tensor([[1.0, 2.0], [2.0, 4.0]])).info.item()
     2
     """
-    A = _matrices("lu_factor_ex", A)
+    A = matrices("lu_factor_ex", A)
     pivots = _lu_pivots(A.detach(), pivot=bool(pivot))
     LU = _lu_packed(_row_swaps(A, pivots, inverse=False) if pivot else A)
     info = _lu_info(LU.detach())
@@ -281,7 +273,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     >>> (P @ L @ U).tolist()
     [[0.0, 1.0], [2.0, 3.0]]
     """
-    LU_data = _matrices("lu_unpack", LU_data, "LU_data")
+    LU_data = matrices("lu_unpack", LU_data, "LU_data")
     m, n = LU_data.shape[-2:]
     empty = LU_data.reshape(-1)[:0]
     L, U = _factors(LU_data, m, n) if unpack_data else (empty, empty)
@@ -312,8 +304,8 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     >>> lu_solve(*lu_factor(A), eagerad.tensor([[5.0], [11.0]])).tolist()
     [[1.0], [2.0]]
     """
-    LU = _matrices("lu_solve", LU, "LU")
-    B = _matrices("lu_solve", B, "B")
+    LU = matrices("lu_solve", LU, "LU")
+    B = matrices("lu_solve", B, "B")
     n = LU.shape[-1]
     if LU.shape[-2] != n:
         raise ValueError(f"linalg.lu_solve: LU must be a batch of square matrices, got shape "
