@@ -11,7 +11,10 @@ On CUDA the factorisations copy to the host for LAPACK and back (see
 Degenerate inputs, as PyTorch: gradients of ``eigh``/``svd`` are inf/nan at
 repeated eigen/singular values (``eigvalsh``/``svdvals`` stay finite); ``inv``
 and ``solve`` raise RuntimeError on an exactly singular matrix, while ``det``'s
-gradient (the cofactor matrix) is finite there; norms have gradient 0 at 0.
+gradient (the cofactor matrix) is finite there; norms have gradient 0 at 0 (and the
+second derivatives PyTorch has there).  ``cholesky``, ``eigh`` and ``eigvalsh`` read one
+triangle and give PyTorch's gradient, the one with respect to a symmetric matrix
+(symmetric itself).
 
 >>> import eagerad
 >>> from eagerad import linalg
@@ -25,10 +28,14 @@ import numpy as np
 
 from .autograd.grad_mode import is_grad_enabled
 from .ops.contractions import cross, dot, einsum, inner, kron, outer, tensordot, trace
-from .ops.decompositions import (OPS, SlogdetResult, cholesky, complement, det, floating, inv,
-                                 logdet, matrix_exp, matrix_power, mT, slogdet, square, sym_from,
-                                 unpack_eigh, unpack_qr, unpack_svd)
+from .ops.decompositions import (OPS, SlogdetResult, cholesky, complement, const, det, floating,
+                                 inv, logdet, matrices, matrix_exp, matrix_power, mT,
+                                 pinv_hermitian, read_symmetric, slogdet, square, unpack_eigh,
+                                 unpack_qr, unpack_svd)
+from .ops.householder import householder_product
 from .ops.linalg import matmul
+from .ops.lu import (LUFactorExResult, LUFactorResult, LUResult, lu, lu_factor, lu_factor_ex,
+                     lu_solve, lu_unpack)
 from .ops.math import as_tensor, where
 from .ops.shape import concat, normalize_axis
 
@@ -37,7 +44,10 @@ __all__ = ["inv", "solve", "det", "slogdet", "logdet", "cholesky", "solve_triang
            "pinv", "matrix_power", "matrix_exp", "norm", "vector_norm", "matrix_norm",
            "multi_dot", "matmul", "einsum", "tensordot", "outer", "inner", "dot", "kron",
            "cross", "trace", "SlogdetResult", "EighResult", "SVDResult", "QRResult",
-           "LstsqResult"]
+           "LstsqResult", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "lu_unpack",
+           "LUResult", "LUFactorResult", "LUFactorExResult", "inv_ex", "solve_ex",
+           "cholesky_ex", "diagonal", "vecdot", "vander", "tensorinv", "tensorsolve", "cond",
+           "InvExResult", "SolveExResult", "CholeskyExResult", "householder_product"]
 
 EighResult = collections.namedtuple("EighResult", "eigenvalues eigenvectors")
 EighResult.__doc__ = """``(eigenvalues, eigenvectors)`` of ``eigh``.
@@ -156,7 +166,7 @@ def cholesky_solve(B, L, upper=False):
 def _uplo(name, A, UPLO):
     if UPLO not in ("L", "U"):
         raise ValueError(f"linalg.{name}: UPLO must be 'L' or 'U', got {UPLO!r}")
-    return sym_from(square(name, A), UPLO == "U")
+    return read_symmetric(square(name, A), UPLO == "U")
 
 
 def eigh(A, UPLO="L"):
@@ -181,14 +191,6 @@ def eigvalsh(A, UPLO="L"):
     return OPS["eigvalsh"](_uplo("eigvalsh", A, UPLO))
 
 
-def _matrices(name, A):
-    A = floating(name, A)
-    if A.ndim < 2:
-        raise ValueError(f"linalg.{name}: A must be a batch of matrices (>= 2 dimensions), got "
-                         f"shape {A.shape}")
-    return A
-
-
 def svd(A, full_matrices=True):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh``, singular values descending.  With
     ``full_matrices`` the completing columns of U / rows of Vh carry no gradient (as
@@ -198,7 +200,7 @@ def svd(A, full_matrices=True):
     >>> S.tolist()
     [3.0, 2.0]
     """
-    A = _matrices("svd", A)
+    A = matrices("svd", A)
     m, n = A.shape[-2:]
     U, S, V = unpack_svd(OPS["svd"](A), m)
     if full_matrices and m > n:
@@ -214,7 +216,7 @@ def svdvals(A):
     >>> svdvals(eagerad.tensor([[3.0, 0.0], [0.0, -2.0]])).tolist()
     [3.0, 2.0]
     """
-    return OPS["svdvals"](_matrices("svdvals", A))
+    return OPS["svdvals"](matrices("svdvals", A))
 
 
 def qr(A, mode="reduced"):
@@ -227,7 +229,7 @@ def qr(A, mode="reduced"):
     >>> [round(abs(x), 6) for x in R.reshape(-1).tolist()]
     [5.0, 2.2, 0.0, 0.4]
     """
-    A = _matrices("qr", A)
+    A = matrices("qr", A)
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     m, n = A.shape[-2:]
@@ -247,18 +249,24 @@ def qr(A, mode="reduced"):
 def pinv(A, rtol=None, hermitian=False, *, atol=None, rcond=None):
     """Moore-Penrose pseudo-inverse from the SVD: singular values at or below
     ``max(atol, rtol * largest)`` are treated as 0 (``rtol`` default ``max(m, n) *
-    eps``; numpy's ``rcond`` is ``rtol``).  ``hermitian`` is accepted (the SVD is used
-    either way).  Differentiable where the SVD is (distinct singular values).
+    eps``; numpy's ``rcond`` is ``rtol``).  Differentiable where the SVD is (distinct
+    singular values).  ``hermitian``: from ``eigh`` of the lower triangle (as numpy and
+    PyTorch), with PyTorch's gradient (the pseudo-inverse's, at ``A`` as given).
 
     >>> pinv(eagerad.tensor([[2.0, 0.0], [0.0, 0.0]])).tolist()
     [[0.5, 0.0], [0.0, 0.0]]
     """
-    A = _matrices("pinv", A)
+    A = matrices("pinv", A)
     m, n = A.shape[-2:]
-    U, S, V = unpack_svd(OPS["svd"](A), m)
     rtol = rcond if rtol is None else rtol
     if rtol is None:
         rtol = max(m, n) * np.finfo(A.dtype).eps if atol is None else 0.0
+    if hermitian:
+        A = square("pinv", A)
+        host = [np.asarray(t.detach().numpy()) if hasattr(t, "numpy") else np.asarray(t, float)
+                for t in (rtol, 0.0 if atol is None else atol)]
+        return pinv_hermitian(A, *host)
+    U, S, V = unpack_svd(OPS["svd"](A), m)
     cutoff = S[..., :1] * rtol if S.shape[-1] else S
     if atol is not None:
         cutoff = where(cutoff > atol, cutoff, atol)
@@ -275,7 +283,7 @@ def lstsq(A, B, rcond=None):
     >>> lstsq(eagerad.tensor([[1.0], [1.0]]), eagerad.tensor([1.0, 3.0])).solution.tolist()
     [2.0]
     """
-    A = _matrices("lstsq", A)
+    A = matrices("lstsq", A)
     B = floating("lstsq", B, "B")
     vector = B.ndim == A.ndim - 1
     Bm = B.unsqueeze(-1) if vector else B
@@ -428,3 +436,189 @@ def norm(x, ord=None, axis=None, keepdims=False, *, dim=None, keepdim=False):
     if len(axes) == 2:
         return matrix_norm(x, "fro" if ord is None else ord, axes, keepdims)
     raise ValueError(f"linalg.norm: axis must name 1 or 2 axes, got {axis}")
+
+# ------------------------------------------------------------------ PyTorch's other names
+
+
+InvExResult = collections.namedtuple("InvExResult", "inverse info")
+InvExResult.__doc__ = """``(inverse, info)`` of ``inv_ex``.
+
+>>> inv_ex(eagerad.eye(2)).info.item()
+0
+"""
+SolveExResult = collections.namedtuple("SolveExResult", "result info")
+SolveExResult.__doc__ = """``(result, info)`` of ``solve_ex``.
+
+>>> solve_ex(eagerad.eye(2), eagerad.ones(2)).info.item()
+0
+"""
+CholeskyExResult = collections.namedtuple("CholeskyExResult", "L info")
+CholeskyExResult.__doc__ = """``(L, info)`` of ``cholesky_ex``.
+
+>>> cholesky_ex(eagerad.eye(2)).info.item()
+0
+"""
+
+
+def _ex(name, A, info, compute, check_errors, what, trailing=2):
+    """``compute(A)`` where ``info`` (int tensor, one per matrix) is 0; the failed
+    matrices' results (their last ``trailing`` dimensions) are nan, their ``info`` says
+    why; with ``check_errors`` a RuntimeError instead.  ``compute`` never sees a failed
+    matrix: the identity stands in for it.  Reads no value unless ``check_errors`` (so
+    vmap and jacfwd work)."""
+    if check_errors:
+        host = np.asarray(info.numpy())
+        if host.any():
+            raise RuntimeError(f"linalg.{name}: the input matrix {what} (info = "
+                               f"{int(host.max())} for the matrix at batch index "
+                               f"{tuple(int(i) for i in np.argwhere(host)[0])})")
+    bad = info != 0
+    eye = const(np.eye(A.shape[-1]), A)
+    out = compute(where(bad.unsqueeze(-1).unsqueeze(-1), eye, A))
+    for _ in range(trailing):
+        bad = bad.unsqueeze(-1)
+    return where(bad, float("nan"), out)
+
+
+def inv_ex(A, *, check_errors=False):
+    """``(inverse, info)``: ``info`` is 0, or i > 0 when the matrix is singular (U[i-1,
+    i-1] of its LU is 0), and then its inverse is nan; ``check_errors`` raises instead.
+
+    >>> r = inv_ex(eagerad.tensor([[1.0, 2.0], [2.0, 4.0]])); r.info.item()
+    2
+    """
+    A = square("inv_ex", A)
+    info = lu_factor_ex(A.detach()).info
+    return InvExResult(_ex("inv_ex", A, info, inv, check_errors, "is singular"), info)
+
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """``(result, info)`` of ``solve``: for a singular matrix (``info`` i > 0, as
+    ``inv_ex``) the result is nan; ``check_errors`` raises instead.
+
+    >>> A = eagerad.tensor([[2.0, 0.0], [0.0, 4.0]])
+    >>> solve_ex(A, eagerad.tensor([1.0, 1.0])).result.tolist()
+    [0.5, 0.25]
+    """
+    A = square("solve_ex", A)
+    B = floating("solve_ex", B, "B")
+    info = lu_factor_ex(A.detach()).info
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+    out = _ex("solve_ex", A, info, lambda a: solve(a, B, left=left), check_errors,
+              "is singular", 1 if vector else 2)
+    return SolveExResult(out, info)
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """``(L, info)`` of ``cholesky``: ``info`` is 0, or the order k of the first leading
+    minor that is not positive definite, and then L is nan; ``check_errors`` raises.
+
+    >>> cholesky_ex(eagerad.tensor([[1.0, 2.0], [2.0, 1.0]])).info.item()
+    2
+    """
+    A = square("cholesky_ex", A)
+    info = OPS["cholesky_info"](A.detach())
+    L = _ex("cholesky_ex", A, info, lambda a: cholesky(a, upper=upper), check_errors,
+            "is not positive-definite")
+    return CholeskyExResult(L, info)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonals of a batch of matrices (``torch.linalg.diagonal``: by default the
+    last two dimensions; ``offset`` above (> 0) or below the main diagonal).
+
+    >>> diagonal(eagerad.tensor([[1.0, 2.0], [3.0, 4.0]]), offset=1).tolist()
+    [2.0]
+    """
+    return as_tensor(A).diagonal(offset, dim1=dim1, dim2=dim2)
+
+
+def vecdot(x, y, *, dim=-1, axis=None):
+    """Dot products of the vectors along ``dim`` (numpy's ``axis``), broadcasting the rest.
+
+    >>> vecdot(eagerad.tensor([[1.0, 2.0], [3.0, 4.0]]), eagerad.tensor([1.0, 1.0])).tolist()
+    [3.0, 7.0]
+    """
+    return (as_tensor(x) * as_tensor(y)).sum(axis=dim if axis is None else axis)
+
+
+def vander(x, *, N=None):
+    """Vandermonde matrices of increasing powers (``torch.linalg.vander``): row i of the
+    last two dimensions is ``x_i^0, x_i^1, ..., x_i^(N-1)``; ``N`` defaults to
+    ``x.shape[-1]``.  Built by products (finite gradients at 0).
+
+    >>> vander(eagerad.tensor([2.0, 3.0])).tolist()
+    [[1.0, 2.0], [1.0, 3.0]]
+    """
+    x = as_tensor(x)
+    if x.ndim == 0:
+        x = x.reshape(1)
+    N = x.shape[-1] if N is None else N
+    if not isinstance(N, (int, np.integer)) or N < 1:
+        raise ValueError(f"linalg.vander: N must be a positive int, got {N!r}")
+    columns = [x * 0 + 1]
+    for _ in range(N - 1):
+        columns.append(columns[-1] * x)
+    return concat([c.unsqueeze(-1) for c in columns], axis=-1)
+
+
+def tensorinv(A, ind=2):
+    """The inverse of ``A`` read as a linear map from its last dimensions to its first
+    ``ind`` ones (numpy's and PyTorch's ``tensorinv``): ``tensordot(tensorinv(A, ind), A,
+    A.ndim - ind)`` is the identity.
+
+    >>> tensorinv(eagerad.eye(4).reshape(4, 2, 2), ind=1).shape
+    (2, 2, 4)
+    """
+    A = floating("tensorinv", A)
+    if not isinstance(ind, (int, np.integer)) or ind <= 0:
+        raise ValueError(f"linalg.tensorinv: ind must be a positive int, got {ind!r}")
+    left, right = A.shape[:ind], A.shape[ind:]
+    rows, cols = int(np.prod(left)), int(np.prod(right))
+    if rows != cols:
+        raise ValueError(f"linalg.tensorinv: the product of the first {ind} dimensions of A "
+                         f"{A.shape} ({rows}) must equal that of the others ({cols})")
+    return inv(A.reshape(rows, cols)).reshape(right + left)
+
+
+def tensorsolve(A, B, dims=None, *, axes=None):
+    """The X with ``tensordot(A, X, X.ndim) = B`` (numpy's and PyTorch's
+    ``tensorsolve``); ``dims`` (numpy's ``axes``) are dimensions of A moved to the end
+    first.
+
+    >>> tensorsolve(eagerad.eye(4).reshape(2, 2, 4), eagerad.ones(2, 2)).tolist()
+    [1.0, 1.0, 1.0, 1.0]
+    """
+    A = floating("tensorsolve", A)
+    B = floating("tensorsolve", B, "B")
+    dims = axes if dims is None else dims
+    if dims is not None:
+        dims = [d % A.ndim for d in dims]
+        A = A.permute(tuple(i for i in range(A.ndim) if i not in dims) + tuple(dims))
+    x_shape = A.shape[B.ndim:]
+    rows, cols = int(np.prod(B.shape)), int(np.prod(x_shape))
+    if int(np.prod(A.shape[:B.ndim])) != rows or rows != cols:
+        raise ValueError(f"linalg.tensorsolve: A of shape {A.shape} does not fit B of shape "
+                         f"{B.shape}: A's first {B.ndim} dimensions must hold {rows} elements "
+                         f"(B's) and so must the rest")
+    return solve(A.reshape(rows, cols), B.reshape(rows)).reshape(x_shape)
+
+
+def cond(A, p=None):
+    """Condition number of each matrix in the norm ``p``: None or 2 the ratio of the
+    largest to the smallest singular value (-2 its inverse), else ``norm(A, p) *
+    norm(inv(A), p)`` for 'fro', 'nuc', 1, -1, inf, -inf.
+
+    >>> cond(eagerad.tensor([[2.0, 0.0], [0.0, 0.5]])).item()
+    4.0
+    """
+    A = matrices("cond", A)
+    if p in (None, 2, -2):
+        s = svdvals(A)
+        ratio = s[..., 0] / s[..., -1]
+        return ratio if p != -2 else 1 / ratio
+    if p not in ("fro", "nuc", 1, -1, np.inf, -np.inf):
+        raise ValueError(f"linalg.cond: p must be None, 'fro', 'nuc', 2, -2, 1, -1, inf or -inf, "
+                         f"got {p!r}")
+    A = square("cond", A)
+    return matrix_norm(A, p) * matrix_norm(inv(A), p)

@@ -41,13 +41,16 @@ def mT(x):
     return x.swapaxes(-1, -2)
 
 
-def const(array, like):
-    """A constant tensor of ``array`` with ``like``'s dtype, on ``like``'s device.
+def const(array, like, dtype=None):
+    """A constant tensor of ``array`` with ``like``'s dtype (or ``dtype``), on ``like``'s
+    device and with its face (so that a constant handed out prints as its face's).
 
     >>> const(np.eye(2), eagerad.ones(1, dtype=eagerad.float64)).dtype
     dtype('float64')
     """
-    return as_tensor(np.asarray(array, dtype=like.dtype), like)
+    out = as_tensor(np.asarray(array, dtype=like.dtype if dtype is None else dtype), like)
+    out._face = like._face
+    return out
 
 
 def diagonal(x):
@@ -271,6 +274,33 @@ _cholesky = defop("cholesky", lambda B, a: B.cholesky(_sym_array(B, a)),
                   batch=batch_leading("cholesky"),
                   cases=[Case(M(3, 3, kind="spd")), Case(M(2, 3, 3, kind="spd")),
                          Case(M(0, 2, 2, kind="spd")), Case(M(1, 1, kind="spd"))])
+
+
+
+def _cholesky_info(B, a):
+    """LAPACK potrf's ``info`` of each matrix (lower triangle read), on the host: 0, or
+    the order of the first leading minor that is not positive definite."""
+    x = B.to_numpy(a)
+    flat = x.reshape((int(np.prod(x.shape[:-2])),) + x.shape[-2:])
+    info = np.zeros(flat.shape[0], np.int32)
+    for i, m in enumerate(flat):
+        lower = np.tril(m) + np.tril(m, -1).T
+        if _factorises(lower):
+            continue
+        info[i] = next(k for k in range(1, len(m) + 1) if not _factorises(lower[:k, :k]))
+    return B.asarray(info.reshape(x.shape[:-2]))
+
+
+def _factorises(m):
+    try:
+        np.linalg.cholesky(m)
+        return True
+    except np.linalg.LinAlgError:
+        return False
+
+
+defop("cholesky_info", _cholesky_info, batch=batch_leading("cholesky_info"),
+      cases=[Case(M(2, 3, 3, kind="spd")), Case(M(3, 3, kind="sym"))])
 
 # ------------------------------------------------------------------ eigh
 # Factorisations with several results are single-output ops on one packed array
@@ -498,6 +528,68 @@ _qr = defop("qr", _qr_fwd, vjp=_qr_vjp, jvp=_qr_jvp, saves=(), save_output=True,
 # ignores their gradient, and refuses one through complete QR's Q)
 complement = defop("orth_complement", lambda B, q: B.orth_complement(q), batch=batch_leading("orth_complement"))
 
+# ------------------------------------------------------------------ pinv (PyTorch's rule)
+
+
+def _pinv_fwd(B, a, rtol, atol, hermitian):
+    """Pseudo-inverse on the host: from ``eigh`` of the lower triangle when ``hermitian``
+    (what LAPACK and PyTorch read), else from the SVD; values at or below
+    ``max(atol, rtol * largest)`` count as 0."""
+    x = B.to_numpy(a)
+    if hermitian:
+        w, v = np.linalg.eigh(x) if x.size else (np.zeros(x.shape[:-1]), np.zeros(x.shape))
+        s, left, right = np.abs(w), v, v
+        inv = np.where(s > _cutoff(s, rtol, atol), 1 / np.where(w == 0, 1, w), 0)
+    else:
+        k = min(x.shape[-2:])
+        if x.size:
+            left, s, vh = np.linalg.svd(x, full_matrices=False)
+        else:
+            left, s, vh = (np.zeros(x.shape[:-1] + (k,)), np.zeros(x.shape[:-2] + (k,)),
+                           np.zeros(x.shape[:-2] + (k, x.shape[-1])))
+        right = np.swapaxes(vh, -1, -2)
+        inv = np.where(s > _cutoff(s, rtol, atol), 1 / np.where(s == 0, 1, s), 0)
+    out = (right * inv[..., None, :]) @ np.swapaxes(left, -1, -2)
+    return B.asarray(np.ascontiguousarray(out, dtype=x.dtype), x.dtype)
+
+
+def _cutoff(s, rtol, atol):
+    largest = s.max(axis=-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,))
+    return np.maximum(np.asarray(atol)[..., None], np.asarray(rtol)[..., None] * largest)
+
+
+def _pinv_vjp(g, ans, a, rtol, atol, hermitian):
+    # the adjoint of dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P
+    # (Golub & Pereyra 1973; PyTorch's pinv_backward), with A the matrix as given
+    p, pt, gt = ans, mT(ans), mT(g)
+    return -(pt @ g @ pt) + (gt - a @ (p @ gt)) @ (p @ pt) + (pt @ p) @ (gt - (gt @ p) @ a)
+
+
+def _pinv_jvp(t, ans, a, rtol, atol, hermitian):
+    p, pt, tt = ans, mT(ans), mT(t)
+    return -(p @ t @ p) + (p @ pt) @ (tt - (tt @ a) @ p) + (tt - p @ (a @ tt)) @ (pt @ p)
+
+
+_pinv = defop("pinv", _pinv_fwd, vjp=_pinv_vjp, jvp=_pinv_jvp, save_output=True,
+              cases=[Case(U(3, 3), rtol=1e-15, atol=0.0, hermitian=False),
+                     Case(U(2, 4, 3), rtol=1e-15, atol=0.0, hermitian=False),
+                     Case(U(2, 3), rtol=1e-15, atol=0.0, hermitian=False)],
+              batch=batch_leading("pinv"))
+# (no gradcheck case with hermitian=True: its forward reads one triangle while the rule,
+# PyTorch's, differentiates the whole matrix; tests/test_linalg_torch_rules.py checks it)
+
+
+def pinv_hermitian(A, rtol, atol):
+    """Pseudo-inverse of symmetric matrices from ``eigh`` of their lower triangle, with
+    PyTorch's gradient: the pseudo-inverse's derivative with respect to ``A`` as given
+    (for a symmetric ``A`` the exact one).  ``rtol``/``atol``: numbers or arrays.
+
+    >>> pinv_hermitian(eagerad.tensor([[2.0, 7.0], [0.0, 4.0]]), 1e-15, 0.0).tolist()
+    [[0.5, 0.0], [0.0, 0.25]]
+    """
+    return _pinv(A, rtol=rtol, atol=atol, hermitian=True)
+
+
 # ------------------------------------------------------------------ matrix_exp
 
 
@@ -558,10 +650,25 @@ def _vector_norm_batch(args, bdims, ord, axes, keepdims):
     return _vector_norm(x, ord=ord, axes=tuple(a + 1 for a in axes), keepdims=keepdims), 0
 
 
+def _vector_norm_vjp(g, ans, x, ord, axes, keepdims):
+    """PyTorch's norm gradient, zero where the norm is 0, with the divisions placed as
+    PyTorch places them inside the mask: the second derivative at 0 (where there is none)
+    is then PyTorch's too -- nan for ord 2 and ord < 1, 0 for ord > 2."""
+    if ord in (0, 1, np.inf, -np.inf):
+        return _spread(g, x.shape, axes, keepdims) * _norm_share(x, ans, ord, axes, keepdims)
+    whole = _spread(ans, x.shape, axes, keepdims)
+    gs = _spread(g, x.shape, axes, keepdims)
+    zero = whole == 0
+    if ord == 2:
+        return gs * where(zero, 0, x / whole)
+    if ord < 1:
+        return x.sign() * where(zero, 0, (x.abs() / whole) ** (ord - 1) * gs)
+    return x.sign() * x.abs() ** (ord - 1) * where(zero, 0, gs / whole ** (ord - 1))
+
+
 _vector_norm = defop(
     "vector_norm", _vector_norm_fwd,
-    vjp=lambda g, ans, x, ord, axes, keepdims:
-        _spread(g, x.shape, axes, keepdims) * _norm_share(x, ans, ord, axes, keepdims),
+    vjp=_vector_norm_vjp,
     jvp=lambda t, ans, x, ord, axes, keepdims:
         (t * _norm_share(x, ans, ord, axes, keepdims)).sum(axis=axes, keepdims=keepdims),
     save_output=True, batch=_vector_norm_batch,
@@ -591,6 +698,21 @@ def floating(name, x, arg="A"):
         raise TypeError(f"linalg.{name}: {arg} must be a floating-point tensor, got dtype "
                         f"{x.dtype} (shape {x.shape})")
     return x
+
+
+def matrices(name, a, arg="A"):
+    """``a`` checked to be a float batch of matrices (at least 2 dimensions).
+
+    >>> matrices("svd", eagerad.ones(3))
+    Traceback (most recent call last):
+    ...
+    ValueError: linalg.svd: A must be a batch of matrices (>= 2 dimensions), got shape (3,)
+    """
+    a = floating(name, a, arg)
+    if a.ndim < 2:
+        raise ValueError(f"linalg.{name}: {arg} must be a batch of matrices (>= 2 dimensions), "
+                         f"got shape {a.shape}")
+    return a
 
 
 def square(name, a, arg="A"):
@@ -669,21 +791,36 @@ def sym_from(A, upper):
     return half + mT(A * _tri_mask(n, upper, strict=True, like=A))
 
 
+def read_symmetric(A, upper):
+    """What cholesky and eigh read of ``A``, with PyTorch's gradient convention: the
+    value is the symmetric matrix of ``A``'s lower (``upper=False``) or upper triangle
+    (``sym_from``), the gradient flows as through ``(A + A^T) / 2`` -- the gradient
+    with respect to a symmetric matrix, symmetric itself, the same in both triangles
+    (PyTorch's).  For a symmetric ``A`` the value is ``A`` bit for bit.
+
+    >>> A = eagerad.tensor([[1.0, 9.0], [2.0, 3.0]], requires_grad=True)
+    >>> S = read_symmetric(A, False); S.tolist()
+    [[1.0, 2.0], [2.0, 3.0]]
+    >>> S[1, 0].backward(); A.grad.tolist()
+    [[0.0, 0.5], [0.5, 0.0]]
+    """
+    through = _sym(A)
+    return through + (sym_from(A, upper) - through).detach()
+
+
 @export(methods=("cholesky",))
 def cholesky(A, upper=False):
     """Cholesky factor of each symmetric positive-definite matrix: lower ``L`` with
     ``A = L L^T`` (``upper=True``: ``U`` with ``A = U^T U``).  Only the lower triangle
     of ``A`` is read (as LAPACK and PyTorch); not positive definite is a RuntimeError.
-    The gradient of ``A`` is symmetric within that triangle: strictly lower entries get
-    the sum of the two symmetric positions, the upper ones 0 (the exact derivative of
-    what is computed; for an ``A`` built symmetric, e.g. ``X X^T``, the same as
-    PyTorch's symmetric gradient everywhere upstream).
+    The gradient is PyTorch's: with respect to ``A`` as a symmetric matrix, so itself
+    symmetric (``read_symmetric``).
 
     >>> cholesky(eagerad.tensor([[4.0, 2.0], [2.0, 2.0]])).tolist()
     [[2.0, 0.0], [1.0, 1.0]]
     """
     A = square("cholesky", A)
-    L = _cholesky(sym_from(A, False))
+    L = _cholesky(read_symmetric(A, False))
     return mT(L) if upper else L
 
 
