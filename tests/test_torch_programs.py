@@ -19,6 +19,7 @@ makemore = pytest.importorskip("torch_makemore")
 mnist = pytest.importorskip("torch_mnist")
 dcgan = pytest.importorskip("torch_dcgan")
 time_sequence = pytest.importorskip("torch_time_sequence")
+d2l = pytest.importorskip("torch_d2l")
 
 
 @pytest.fixture(autouse=True)
@@ -96,3 +97,11 @@ def test_time_sequence_lstmcell_lbfgs():
     assert len(mine[0]) == len(theirs[0])          # L-BFGS evaluated the closure as often
     _same_losses(mine[0], theirs[0], rtol=1e-7)     # float64 all the way
     _same_losses(mine[1], theirs[1], rtol=1e-7)
+
+
+def test_d2l_chapter_3_and_6_programs():
+    pt.manual_seed(0)
+    refs = (pt.nn.Sequential(pt.nn.Flatten(), pt.nn.Linear(784, 10)), d2l.lenet(pt))
+    mine, theirs = d2l.run_all(etorch, refs), d2l.run_all(pt, refs)
+    for program in mine:
+        _same_losses(mine[program], theirs[program])

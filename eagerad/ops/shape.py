@@ -506,8 +506,8 @@ def _index_arrays(index, device):
                 out.append(int(item.item()))    # x[t] with a 0-d integer tensor selects, as x[0]
                 continue
             item = item._data if item.device == device else B.from_numpy(item.numpy())
-        elif isinstance(item, list):
-            item = B.from_numpy(np.asarray(item))
+        elif isinstance(item, (list, range)):          # x[range(n), labels], as numpy
+            item = B.from_numpy(np.asarray(item, dtype=np.int64 if isinstance(item, range) else None))
         elif isinstance(item, np.ndarray):
             if item.dtype.kind not in "iub":
                 raise IndexError(f"arrays used as indices must be integer or bool, got {item.dtype}")

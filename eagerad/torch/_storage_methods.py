@@ -56,6 +56,32 @@ def type_as(self, other):
     return self.to(other.dtype)
 
 
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
+def type_(self, dtype=None, non_blocking=False, **kwargs):
+    """``type()``: the tensor type's name (``'torch.FloatTensor'``); ``type(dtype)`` or
+    ``type('torch.DoubleTensor')``: this tensor cast.
+
+    >>> import eagerad.torch as torch
+    >>> torch.ones(1).type(), torch.ones(1).type(torch.int64).dtype == torch.int64
+    ('torch.FloatTensor', True)
+    """
+    if dtype is None:
+        prefix = "torch.cuda." if self.device.type == "cuda" else "torch."
+        return prefix + _TYPE_NAMES.get(str(self.dtype).replace("torch.", ""), "Tensor")
+    if isinstance(dtype, str):
+        by_name = {f"torch.{v}": k for k, v in _TYPE_NAMES.items()}
+        by_name.update({f"torch.cuda.{v}": k for k, v in _TYPE_NAMES.items()})
+        if dtype not in by_name:
+            raise ValueError(f"Tensor.type: unknown type name {dtype!r} (known: "
+                             f"{sorted(by_name)})")
+        dtype = by_name[dtype]
+    return self.to(dtype=dt.as_dtype(dtype))
+
+
 def detach_(self):
     """Cut this tensor from the graph in place; returns it.
 
@@ -91,6 +117,7 @@ ATTRIBUTES = {
     "nelement": lambda self: self.numel(),
     "ndimension": lambda self: self.ndim,
     "type_as": type_as,
+    "type": type_,
     "detach_": detach_,
     "byte": _cast(dt.uint8, "byte"),
     "char": _cast(dt.int8, "char"),
