@@ -30,7 +30,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import backend
+from . import backend, torch_checkpoint
 from .device import CPU, Device, as_device
 from .face import FACES
 from .file_kinds import describe, describe_file
@@ -374,6 +374,8 @@ def read(f, map_location=None, weights_only=True, who="load"):
     """
     z, names = open_archive(f, who)
     with z:
+        if MANIFEST not in names and any(n.endswith("data.pkl") for n in names):
+            return torch_checkpoint.read(z, names, _placer(map_location), who)
         if MANIFEST not in names:
             kind = describe(b"PK\x03\x04", names)
             raise CorruptFile(f"{who}: {_name(f)} is {kind}, not an eagerad checkpoint (it has no "

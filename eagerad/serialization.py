@@ -156,8 +156,11 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     (``'cpu'``), a dict ``{saved: new}`` of device strings, or a function
     ``(tensor, saved_location) -> tensor``.  A file holding a pickled object (a whole
     module) is refused unless ``weights_only=False``, which unpickles it: pass that only
-    for files from a source you trust.  Foreign or damaged files raise a ValueError
-    that says what the file looks like.
+    for files from a source you trust.  A file written by PyTorch's own ``torch.save``
+    (a state dict, an optimizer's state, nested containers of tensors) is read without
+    PyTorch by an allow-list unpickler (``eagerad.torch_checkpoint``), which refuses any
+    other object before it runs.  Foreign or damaged files raise a ValueError that says
+    what the file looks like.
 
     >>> import io; buf = io.BytesIO(); save([1, (2.0, 'a')], buf); _ = buf.seek(0)
     >>> load(buf)

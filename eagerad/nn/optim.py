@@ -208,6 +208,8 @@ class Optimizer:
             p = params[int(idx)]
             entry = {}
             for k, v in s.items():
+                if k == "step" and isinstance(v, Tensor) and v.ndim == 0:
+                    v = int(round(v.item()))     # PyTorch keeps the count as a float tensor
                 if isinstance(v, Tensor):
                     if v.shape != p.shape and v.ndim == p.ndim:
                         raise ValueError(f"state {k!r} of parameter {idx} has shape {v.shape}, "
