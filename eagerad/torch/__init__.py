@@ -78,6 +78,10 @@ from . import _storage_methods  # noqa: F401 - Tensor attributes
 from ..ops import (bincount, gcd, heaviside, histc, isin, isinf, isneginf, isposinf, isreal, lcm,
                    tril_indices, triu_indices)
 from ._discrete import bucketize, chain_matmul, signbit, vander
+from ._runtime import (are_deterministic_algorithms_enabled, can_cast, compile, finfo,
+                       get_float32_matmul_precision, get_num_threads, iinfo, is_floating_point,
+                       is_nonzero, logspace, promote_types, result_type,
+                       set_float32_matmul_precision, set_num_threads, use_deterministic_algorithms)
 from ._random import (bernoulli, get_rng_state, initial_seed, manual_seed, multinomial, normal,
                       poisson, randperm, seed, set_rng_state)
 from ._face import tensor_std as _tensor_std, tensor_var as _tensor_var

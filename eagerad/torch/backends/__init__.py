@@ -5,4 +5,4 @@ eagerad has no cuDNN, so they are recorded and change nothing.
 >>> torch.backends.cudnn.benchmark = True; torch.backends.cudnn.is_available()
 False
 """
-from . import cudnn, mps  # noqa: F401
+from . import cuda, cudnn, mps  # noqa: F401
