@@ -364,15 +364,29 @@ def _filled_with(name, draw, doc):
 _REWRITTEN = ("exp_ log_ log1p_ expm1_ sqrt_ rsqrt_ neg_ abs_ sin_ cos_ tan_ tanh_ sigmoid_ relu_ "
               "reciprocal_ floor_ ceil_ trunc_ frac_ round_ sign_ square_ pow_ fmod_ remainder_ "
               "clamp_min_ clamp_max_ lerp_ addcmul_ addcdiv_ erf_ atan2_ hypot_ logit_ "
-              "nan_to_num_").split()
+              "nan_to_num_ absolute_ acos_ acosh_ asin_ asinh_ atan_ atanh_ arccos_ arccosh_ "
+              "arcsin_ arcsinh_ arctan_ arctan2_ arctanh_ cosh_ sinh_ sinc_ sgn_ fix_ erfc_ "
+              "erfinv_ exp2_ log2_ log10_ lgamma_ digamma_ polygamma_ deg2rad_ rad2deg_ "
+              "copysign_ xlogy_ float_power_ ldexp_ floor_divide_ divide_ true_divide_ "
+              "multiply_ subtract_ negative_ cumsum_ cumprod_ tril_ triu_ addmm_ addmv_ addr_ "
+              "addbmm_ baddbmm_ bitwise_and_ bitwise_or_ bitwise_xor_ bitwise_not_ gcd_ lcm_ "
+              "heaviside_ logical_and_ logical_or_ logical_xor_ logical_not_ greater_ "
+              "greater_equal_ less_ less_equal_ not_equal_ index_fill_ index_copy_ index_put_ "
+              "masked_scatter_ put_").split()
+# in-place comparisons: PyTorch's short names of the elementwise tests
+_COMPARISONS = {"eq_": "equal", "ne_": "not_equal", "gt_": "greater", "ge_": "greater_equal",
+                "lt_": "less", "le_": "less_equal"}
 
 
 def _rewrites():
-    """The in-place twins of public ops, for the names in ``_REWRITTEN``."""
+    """The in-place twins of public ops, for the names in ``_REWRITTEN`` and
+    ``_COMPARISONS``."""
     from .registry import PUBLIC
-    return {name: _rewritten(name, PUBLIC[name[:-1]],
-                             f"In place ``self = {name[:-1]}(self, ...)``; returns self.")
-            for name in _REWRITTEN if name[:-1] in PUBLIC and name not in METHODS}
+    sources = {name: name[:-1] for name in _REWRITTEN}
+    sources.update(_COMPARISONS)
+    return {name: _rewritten(name, PUBLIC[op],
+                             f"In place ``self = {op}(self, ...)``; returns self.")
+            for name, op in sources.items() if op in PUBLIC and name not in METHODS}
 
 
 _SAMPLERS = {
