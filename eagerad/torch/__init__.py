@@ -173,3 +173,4 @@ from .serialization import load, save  # noqa: E402
 __version__ = "2.13.0+eagerad"
 from . import distributed  # noqa: E402,F401  (torch.distributed, over MPI)
 from ..ops import frexp, i0, nextafter  # noqa: E402,F401  (special functions, issue 20)
+from ..ops import gradient  # noqa: E402,F401  (torch.gradient, issue 20)
