@@ -60,3 +60,5 @@ del _name
 from . import modules, parallel  # noqa: E402  (after the layers they re-export)
 
 __all__ = ["Module", "Parameter", "functional", "init", "modules", "parallel", "utils"] + _LAYERS
+PairwiseDistance = _face_class(_nn.PairwiseDistance)  # (issue 20: triplet losses' distance)
+__all__.append("PairwiseDistance")
