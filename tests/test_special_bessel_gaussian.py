@@ -75,7 +75,7 @@ def test_normal_distribution_functions():
     p = ops.ndtr(t64(xs[1:-1]))              # (ndtr(-38) is subnormal: 9 digits left)
     np.testing.assert_allclose(ops.ndtri(p).numpy(), xs[1:-1], rtol=1e-12)
     tiny = t64([1e-300, 1e-20, 0.5, 0.975])
-    np.testing.assert_allclose(ops.ndtr(ops.ndtri(tiny)).numpy(), tiny.numpy(), rtol=1e-13)
+    np.testing.assert_allclose(ops.ndtr(ops.ndtri(tiny)).numpy(), tiny.numpy(), rtol=1e-12)
     edges = ops.ndtri(t64([0.0, 1.0, -0.1, 1.1])).numpy()
     assert edges[0] == -math.inf and edges[1] == math.inf and np.isnan(edges[2:]).all()
 
