@@ -27,6 +27,68 @@ def bessel_integral(x, order, scaled):
     return (f.sum() - 0.5 * (f[0] + f[-1])) * (t[1] - t[0]) / np.pi
 
 
+def _bessel_derivatives(order, scaled):
+    """The first four derivatives of I_order (times exp(-x), x > 0, when scaled), from
+    I_n' = (I_(n-1) + I_(n+1)) / 2 and Leibniz's rule, every I_n by its integral."""
+    def plain(k, x):
+        return sum(math.comb(k, j) * np.array([bessel_integral(v, abs(order + k - 2 * j), False)
+                                               for v in x]) for j in range(k + 1)) / 2 ** k
+
+    def form(k, x):
+        if not scaled:
+            return plain(k, x)
+        return np.exp(-x) * sum(math.comb(k, m) * (-1) ** (k - m) * plain(m, x)
+                                for m in range(k + 1))
+    return [lambda x, k=k: form(k, x) for k in range(1, 5)]
+
+
+def _erfcx_derivatives(x):
+    f = np.array([math.exp(v * v) * math.erfc(v) for v in x])
+    d1 = 2 * x * f - 2 / math.sqrt(math.pi)
+    d2 = 2 * f + 2 * x * d1
+    d3 = 4 * d1 + 2 * x * d2
+    return [d1, d2, d3, 6 * d2 + 2 * x * d3]
+
+
+def _phi(x):
+    return np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+
+
+def _log_ndtr_derivatives(x):
+    h = _phi(x) / np.array([0.5 * math.erfc(-v / math.sqrt(2)) for v in x])
+    d1 = -x * h - h * h
+    d2 = -h - x * d1 - 2 * h * d1
+    return [h, d1, d2, -2 * d1 - x * d2 - 2 * d1 * d1 - 2 * h * d2]
+
+
+def _ndtri_derivatives(p):
+    y = ops.ndtri(t64(p)).numpy()
+    d = math.sqrt(2 * math.pi) * np.exp(0.5 * y * y)
+    return [d, y * d ** 2, d ** 3 * (1 + 2 * y * y), d ** 4 * y * (7 + 6 * y * y)]
+
+
+# op -> (domain, its first four derivatives as numpy functions of x): merged into
+# test_special_functions.CLOSED_FORMS, whose tests check them
+CLOSED_FORMS = {
+    "i0": ((-3.0, 3.0), _bessel_derivatives(0, False)),
+    "i1": ((-3.0, 3.0), _bessel_derivatives(1, False)),
+    "i0e": ((0.3, 4.0), _bessel_derivatives(0, True)),
+    "i1e": ((0.3, 4.0), _bessel_derivatives(1, True)),
+    "erfcx": ((-2.0, 12.0), [lambda x, k=k: _erfcx_derivatives(x)[k] for k in range(4)]),
+    "ndtr": ((-3.0, 3.0), [_phi, lambda x: -x * _phi(x), lambda x: (x * x - 1) * _phi(x),
+                           lambda x: (3 * x - x ** 3) * _phi(x)]),
+    "log_ndtr": ((-4.0, 3.0), [lambda x, k=k: _log_ndtr_derivatives(x)[k] for k in range(4)]),
+    "ndtri": ((0.05, 0.95), [lambda x, k=k: _ndtri_derivatives(x)[k] for k in range(4)]),
+    "entr": ((0.3, 3.0), [lambda x: -(1 + np.log(x)), lambda x: -1 / x, lambda x: 1 / x ** 2,
+                          lambda x: -2 / x ** 3]),
+}
+# label -> (op, the same function of core ops, domain): merged into
+# test_special_functions.COMPOSITIONS (their derivatives compared to fourth order)
+COMPOSITIONS = {
+    "frexp_mantissa": (lambda x: ops.frexp(x)[0], lambda x: x * 0.25, (2.1, 3.9)),
+}
+
+
 @pytest.mark.parametrize("name, order, scaled", [("i0", 0, False), ("i1", 1, False),
                                                  ("i0e", 0, True), ("i1e", 1, True)])
 def test_bessel_functions_match_their_integral_on_both_branches(name, order, scaled):

@@ -40,7 +40,7 @@ ERFCX, LOG_NDTR, NDTR = 0.0, 1.0, 2.0
 
 
 def bessel_i(x, a, b):
-    """``I_a(x)`` (modified Bessel function of the first kind, order ``a`` = 0 or 1),
+    """``I_a(x)`` (modified Bessel function of the first kind of integer order ``a`` >= 0),
     times ``exp(-|x|)`` when ``b`` is not 0 (``i0e``, ``i1e``)."""
     if x != x:
         return NAN
@@ -48,7 +48,11 @@ def bessel_i(x, a, b):
     if ax <= SERIES_UP_TO:
         half = 0.5 * ax
         q = half * half
-        term = 1.0 if a == 0.0 else half
+        term = 1.0
+        k = 1.0
+        while k <= a:                           # (x/2)^a / a!
+            term *= half / k
+            k += 1.0
         total = term
         k = 1.0
         while k < 500.0 and term > 1e-17 * total:
@@ -64,7 +68,7 @@ def bessel_i(x, a, b):
         term = 1.0
         total = 1.0
         k = 1.0
-        while k < 60.0 and abs(term) > 1e-17 * abs(total):
+        while k < 100.0 and abs(term) > 1e-17 * abs(total):
             odd = 2.0 * k - 1.0
             term *= -(mu - odd * odd) / (8.0 * k * ax)
             total += term
@@ -72,10 +76,10 @@ def bessel_i(x, a, b):
         if b != 0.0:
             total /= math.sqrt(2.0 * math.pi * ax)
         elif ax - 0.5 * math.log(ax) - LOG_2PI_HALF > 709.0:
-            return INF if a == 0.0 or x > 0.0 else -INF     # beyond float64's range
+            return -INF if a % 2.0 == 1.0 and x < 0.0 else INF     # beyond float64's range
         else:
             total *= math.exp(ax - 0.5 * math.log(ax) - LOG_2PI_HALF)
-    return -total if a != 0.0 and x < 0.0 else total
+    return -total if a % 2.0 == 1.0 and x < 0.0 else total      # I_a(-x) = (-1)^a I_a(x)
 
 
 def normal_tail(x, a, b):

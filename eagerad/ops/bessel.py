@@ -2,10 +2,10 @@
 scaled forms ``i0e = exp(-|x|) i0``, ``i1e = exp(-|x|) i1`` (PyTorch's ``torch.special``,
 MindSpore's ``ops.bessel_i0`` ...).
 
-One backend formula (``backend/special_formulas.bessel_i``) computes all four; the
-derivatives are written with the four ops themselves, so every order works:
-``i0' = i1``, ``i1' = i0 - i1 / x`` (1/2 at 0), ``i0e' = i1e - sign(x) i0e`` and
-``i1e' = i0e - i1e (sign(x) + 1/x)`` (1/2 at 0), as PyTorch's rules.
+One op of integer order ``n`` (``backend/special_formulas.bessel_i``) computes all four;
+its derivative is written with the op itself, ``I_n' = (I_(n-1) + I_(n+1)) / 2`` (and
+``-sign(x)`` times the scaled function more for the scaled ones), so every order of
+derivative is right, at 0 too (PyTorch's ``i0 - i1 / x`` needs a patch there).
 
 >>> import eagerad
 >>> x = eagerad.tensor([1.0], dtype=eagerad.float64, requires_grad=True)
@@ -13,35 +13,35 @@ derivatives are written with the four ops themselves, so every order works:
 >>> round(g.item(), 9), round(eagerad.autograd.grad(g, x)[0].item(), 9)   # I1(1), I0(1) - I1(1)
 (0.565159104, 0.700906774)
 """
-from .math import sign, where
-from .registry import Case, U, export
-from .special import float_tensor, unary, unary_cases
-
-_CASES = unary_cases(dict(low=0.1, high=3.0, signed=True)) + [Case(U(3, low=20.0, high=30.0))]
+from .math import sign
+from .registry import Case, U, defop, export
+from .special import float_tensor
 
 
-def _bessel(order, scaled):
-    return lambda B, x: B.special_unary("bessel_i", x, float(order), float(scaled))
+def _forward(B, x, n, scaled):
+    return B.special_unary("bessel_i", x, float(n), float(scaled))
 
 
-def _safe_reciprocal(x):
-    """``1/x`` away from 0 and 0 at 0, so that no inf reaches a later derivative."""
-    return where(x == 0, 0.0, 1 / where(x == 0, 1.0, x))
+def _derivative(g, ans, x, n, scaled):
+    # I_n' = (I_(n-1) + I_(n+1)) / 2 with I_(-1) = I_1: no division by x, so every order is
+    # right at 0 too; exp(-|x|) I_n adds -sign(x) times itself
+    d = _bessel(x, 1, scaled) if n == 0 else 0.5 * (_bessel(x, n - 1, scaled)
+                                                   + _bessel(x, n + 1, scaled))
+    return g * (d - sign(x) * ans if scaled else d)
 
 
-def _i1_derivative(x, ans):
-    return where(x == 0, 0.5, i0(x) - ans * _safe_reciprocal(x))
+_SIGNED = dict(low=0.1, high=3.0, signed=True)
+_bessel_i = defop("bessel_i", _forward, vjp=_derivative, jvp=_derivative, save_output=True,
+                  elementwise=True,
+                  cases=[Case(U(2, 3, **_SIGNED), n=0, scaled=False),
+                         Case(U(**_SIGNED), n=1, scaled=False), Case(U(0, 2), n=1, scaled=True),
+                         Case(U(4, **_SIGNED), n=2, scaled=True),
+                         Case(U(3, low=20.0, high=30.0), n=1, scaled=False),
+                         Case(U(3, low=20.0, high=30.0), n=3, scaled=True)])
 
 
-def _i1e_derivative(x, ans):
-    return where(x == 0, 0.5, i0e(x) - ans * (sign(x) + _safe_reciprocal(x)))
-
-
-_i0 = unary("i0", _bessel(0, False), lambda x, ans: i1(x), cases=_CASES)
-_i1 = unary("i1", _bessel(1, False), _i1_derivative, cases=_CASES, save_output=True)
-_i0e = unary("i0e", _bessel(0, True), lambda x, ans: i1e(x) - sign(x) * ans, cases=_CASES,
-             save_output=True)
-_i1e = unary("i1e", _bessel(1, True), _i1e_derivative, cases=_CASES, save_output=True)
+def _bessel(x, n, scaled):
+    return _bessel_i(x, n=n, scaled=scaled)
 
 
 @export(methods=("i0",), aliases=("bessel_i0",))
@@ -53,7 +53,7 @@ def i0(input):
     >>> print(i0(eagerad.tensor([0.0, 1.0])))
     [1.     1.2661]
     """
-    return _i0(float_tensor(input))
+    return _bessel(float_tensor(input), 0, False)
 
 
 @export(aliases=("bessel_i1",))
@@ -64,7 +64,7 @@ def i1(input):
     >>> print(i1(eagerad.tensor([-1.0, 0.0])))
     [-0.5652  0.    ]
     """
-    return _i1(float_tensor(input))
+    return _bessel(float_tensor(input), 1, False)
 
 
 @export(aliases=("bessel_i0e",))
@@ -75,7 +75,7 @@ def i0e(input):
     >>> print(i0e(eagerad.tensor([0.0, 1000.0], dtype=eagerad.float64)))
     [1.     0.0126]
     """
-    return _i0e(float_tensor(input))
+    return _bessel(float_tensor(input), 0, True)
 
 
 @export(aliases=("bessel_i1e",))
@@ -86,4 +86,4 @@ def i1e(input):
     >>> print(i1e(eagerad.tensor([1.0])))
     [0.2079]
     """
-    return _i1e(float_tensor(input))
+    return _bessel(float_tensor(input), 1, True)
