@@ -177,7 +177,8 @@ def test_multilabel_margin_loss_matches_loops():
 
 def test_linear_cross_entropy_is_cross_entropy_of_the_linear_logits():
     rng = np.random.default_rng(5)
-    x, w, b = rng.standard_normal((4, 3)), rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 5))
+    x, w = rng.standard_normal((4, 3)), rng.standard_normal((2, 5, 3))
+    b = rng.standard_normal((2, 5))
     y = rng.integers(0, 2, (4, 5))
     logits = np.einsum("ni,cdi->ncd", x, w) + b
     logp = log_softmax_np(logits, 1)
@@ -185,7 +186,8 @@ def test_linear_cross_entropy_is_cross_entropy_of_the_linear_logits():
     got = ops.linear_cross_entropy(t64(x), t64(w), eagerad.tensor(y), linear_bias=t64(b))
     assert got.item() == pytest.approx(want, rel=1e-12)
     xs, ws = t64(x, requires_grad=True), t64(w[:, 0], requires_grad=True)
-    fn = lambda a, c: ops.linear_cross_entropy(a, c, eagerad.tensor(y[:, 0]), reduction="sum")  # noqa: E731
+    def fn(a, c):
+        return ops.linear_cross_entropy(a, c, eagerad.tensor(y[:, 0]), reduction="sum")
     assert autograd.gradcheck(fn, (xs, ws)) and autograd.gradgradcheck(fn, (xs, ws))
     with pytest.raises(ValueError, match="linear_weight"):
         ops.linear_cross_entropy(t64(x), t64(np.ones((2, 4))), eagerad.tensor(y[:, 0]))

@@ -97,7 +97,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
     picks = np.asarray(flat.tolist(), dtype=np.int64).reshape(-1)
     n = weight.shape[0]
     if picks.size and (picks.min() < 0 or picks.max() >= n):
-        raise IndexError(f"{name}: indices must lie in [0, {n}), got {picks.min()} .. {picks.max()}")
+        raise IndexError(f"{name}: indices must lie in [0, {n}), got {picks.min()} .. "
+                         f"{picks.max()}")
     keep = np.ones(picks.shape, bool)
     if padding_idx is not None:
         keep = picks != (padding_idx + n if padding_idx < 0 else padding_idx)

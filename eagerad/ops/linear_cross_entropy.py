@@ -46,5 +46,5 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
             raise ValueError(f"{name}: linear_bias has shape {bias.shape}, expected "
                              f"{tuple(w.shape[:-1])} (the weight's output features)")
         logits = logits + bias
-    return cross_entropy_full(logits, target, weight, -100 if ignore_index is None else ignore_index,
-                              reduction, label_smoothing)
+    ignore_index = -100 if ignore_index is None else ignore_index
+    return cross_entropy_full(logits, target, weight, ignore_index, reduction, label_smoothing)
