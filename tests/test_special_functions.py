@@ -15,6 +15,8 @@ from eagerad import autograd, ops
 from eagerad.ops import OPS
 from eagerad.ops import activations as act, special
 from test_engine import _derivatives as derivatives    # [f', ..., f^(n)] by repeated grad
+from test_special_bessel_gaussian import (CLOSED_FORMS as BESSEL_GAUSSIAN_FORMS,  # noqa: E402
+                                          COMPOSITIONS as BESSEL_GAUSSIAN_COMPOSITIONS)
 
 F64 = eagerad.float64
 EULER = 0.5772156649015329
@@ -196,6 +198,8 @@ CLOSED_FORMS = {
                             lambda x: 6 * (1 + x) ** -4, lambda x: -24 * (1 + x) ** -5]),
 }
 
+CLOSED_FORMS.update(BESSEL_GAUSSIAN_FORMS)     # i0 ... ndtri, entr (issue 20)
+
 
 @pytest.mark.parametrize("name", sorted(CLOSED_FORMS))
 def test_first_to_fourth_derivative_closed_forms(name):
@@ -231,6 +235,8 @@ COMPOSITIONS = {
     "polygamma2": (lambda x: ops.polygamma(2, x), lambda x: ops.digamma(x) * 0 + ops.polygamma(2, x),
                    (0.5, 3)),
 }
+
+COMPOSITIONS.update(BESSEL_GAUSSIAN_COMPOSITIONS)
 
 
 @pytest.mark.parametrize("name", sorted(COMPOSITIONS))

@@ -22,6 +22,7 @@ The module is skipped when torch or expecttest is not installed (as in CI, which
 only the ``test`` extra) or when ``EAGERAD_SKIP_OPDB=1``; it takes about a minute of CPU
 time (two cores, warm Numba caches; loading ``op_db`` alone is several seconds).
 """
+import inspect
 import json
 import os
 import signal
@@ -127,6 +128,8 @@ def to_eagerad(tree, memo):
                 t.requires_grad_(True)
             memo[id(tree)] = t
         return memo[id(tree)]
+    if isinstance(tree, torch.nn.Module):
+        return _eagerad_module(tree)
     if callable(tree) and getattr(tree, "__module__", "").startswith("torch"):
         for kind in ("F", "torch"):                 # a torch function passed as an argument
             home = _eagerad_home(kind)
@@ -146,6 +149,22 @@ def to_eagerad(tree, memo):
     if isinstance(tree, dict):
         return {k: to_eagerad(v, memo) for k, v in tree.items()}
     return tree
+
+
+def _eagerad_module(module):
+    """eagerad's layer of the torch module's class name, built from its constructor
+    arguments read back from the attributes of the same names (PyTorch keeps ``p`` as
+    ``norm``); only modules without parameters (a loss's ``distance_function``)."""
+    cls = getattr(ETORCH.nn, type(module).__name__, None)
+    if cls is None or any(True for _ in module.parameters()):
+        raise TypeError(f"no eagerad counterpart of {module!r}")
+    state = vars(module)
+    kwargs = {}
+    for name in list(inspect.signature(type(module).__init__).parameters)[1:]:
+        attr = name if name in state else {"p": "norm"}.get(name)
+        if attr in state:
+            kwargs[name] = state[attr]
+    return cls(**kwargs)
 
 
 def as_numpy(x):

@@ -40,6 +40,8 @@ def _check_seed(i, out, g):
                            f"shape {out.shape}")
     if g.device != out.device:
         raise RuntimeError(f"gradient for output {i} is on {g.device}, output is on {out.device}")
+    if g.dtype != out.dtype and g.dtype.kind == out.dtype.kind == "f":
+        g = g.astype(out.dtype)       # an output's gradient has its dtype (PyTorch casts too)
     return g
 
 

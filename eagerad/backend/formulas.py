@@ -430,3 +430,7 @@ UNARY = {f.__name__: f for f in (
     log10, sinc)}
 BINARY = {f.__name__: f for f in (xlogy, xlog1py, hypot, logaddexp, logaddexp2, fmax, fmin,
                                   copysign, fmod)}
+
+from .special_formulas import UNARY as _SPECIAL_UNARY  # noqa: E402  (Bessel, erfcx, ndtri)
+
+UNARY.update(_SPECIAL_UNARY)

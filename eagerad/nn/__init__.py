@@ -43,3 +43,4 @@ from .wrappers import (TrainOneStepCell, TrainOneStepWithLossScaleCell, WithLoss
                        loss_and_grads)
 
 _ACTIVATIONS.update(_MORE_ACTIVATIONS)    # get_activation("gelu") and friends
+from .losses_extra import PairwiseDistance  # noqa: E402,F401  (issue 20)

@@ -1,5 +1,6 @@
 """Loss Cells over ``ops.losses``: BCELoss, BCEWithLogitsLoss, NLLLoss, HuberLoss,
-SmoothL1Loss, KLDivLoss and a CrossEntropyLoss with all of PyTorch's options.
+SmoothL1Loss, KLDivLoss and a CrossEntropyLoss with all of PyTorch's options; and
+PairwiseDistance, the distance a triplet loss's ``distance_function`` is usually given.
 
 PyTorch's argument order throughout; where MindSpore orders a constructor
 differently the MindSpore call is recognised: ``BCEWithLogitsLoss('sum')`` (a
@@ -14,6 +15,7 @@ import numbers
 
 from ..ops import losses as lf
 from ..ops.nn_ops import REDUCTIONS
+from .cell import Cell
 from .loss import LossBase
 
 
@@ -175,3 +177,25 @@ class KLDivLoss(LossBase):
         0.0
         """
         return lf.kl_div(input, target, self.reduction, self.log_target)
+
+
+class PairwiseDistance(Cell):
+    """The ``p``-norm distance of ``x1 - x2 + eps`` along the last dimension (PyTorch's
+    ``nn.PairwiseDistance``; PyTorch keeps ``p`` as the attribute ``norm``).
+
+    >>> round(PairwiseDistance(eps=0.0)(eagerad.tensor([[3.0, 0.0]]), eagerad.tensor([[0.0, 4.0]])).item(), 4)
+    5.0
+    """
+
+    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def construct(self, x1, x2):
+        """``pairwise_distance(x1, x2, p, eps, keepdim)``.
+
+        >>> PairwiseDistance(p=1.0, eps=0.0).construct(eagerad.ones(1, 2), eagerad.zeros(1, 2)).tolist()
+        [2.0]
+        """
+        from .functional import pairwise_distance
+        return pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)

@@ -104,9 +104,10 @@ def dropout(input, p=0.5, training=True):
 
 
 @export
-def embedding(input, weight, padding_idx=None):
+def embedding(input, weight, padding_idx=None, scale_grad_by_freq=False):
     """Rows of ``weight`` (num_embeddings, dim) picked by the integer ``input``; the row
-    ``padding_idx`` gets no gradient (PyTorch's ``F.embedding``).
+    ``padding_idx`` gets no gradient (PyTorch's ``F.embedding``); with
+    ``scale_grad_by_freq`` each row's gradient is divided by how often ``input`` picks it.
 
     >>> embedding(eagerad.tensor([2, 0]), eagerad.arange(6.0).reshape(3, 2)).tolist()
     [[4.0, 5.0], [0.0, 1.0]]
@@ -120,11 +121,24 @@ def embedding(input, weight, padding_idx=None):
     n = weight.shape[0]
     _check_range("embedding", idx, 0, n, f"indices must lie in [0, {n})")
     rows = take(weight, idx, 0)     # (not weight[idx]: its vmap rule is wrong for a batched idx)
+    if scale_grad_by_freq:
+        rows = _scaled_by_frequency(rows, idx)
     if padding_idx is None:
         return rows
     padding_idx = padding_idx + n if padding_idx < 0 else padding_idx
     keep = (idx != padding_idx).reshape(idx.shape + (1,))
     return where(keep, rows, rows.detach())
+
+def _scaled_by_frequency(rows, idx):
+    """``rows`` unchanged, their gradient divided by the count of each row's index in
+    ``idx``."""
+    picks = np.asarray(idx.tolist()).reshape(-1)
+    _, inverse, counts = np.unique(picks, return_inverse=True, return_counts=True)
+    scale = Tensor(1.0 / counts[inverse].reshape(tuple(idx.shape) + (1,)),
+                   device=rows.device).astype(rows.dtype)
+    scaled = rows * scale
+    return rows.detach() + (scaled - scaled.detach())     # exactly ``rows``, gradient scaled
+
 
 # ------------------------------------------------------------ regression losses
 
@@ -448,6 +462,11 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """
     a, b = _floats("cosine_similarity", x1, x2)
     shape = np.broadcast_shapes(a.shape, b.shape)
+    if not shape:                   # 0-d operands are vectors of one element (PyTorch)
+        if dim not in (0, -1):
+            raise IndexError(f"cosine_similarity: dim {dim} is out of range for 0-d inputs "
+                             "(expected 0 or -1)")
+        shape, dim = (1,), 0
     a, b = a.broadcast_to(shape), b.broadcast_to(shape)
     floor = eps * eps
 

@@ -9,10 +9,11 @@ the engine; the names mean the same in PyTorch and MindSpore.
 >>> clamp_min(x, 0.0).tolist(), trunc(x).tolist(), frac(x).tolist()
 ([0.0, 0.5, 2.5], [-1.0, 0.0, 2.0], [-0.5, 0.5, 0.5])
 """
+import collections as _collections
 import math as _pymath
 
 from . import math as _math
-from .registry import export
+from .registry import Case, U, defop, export
 
 _LN2 = _pymath.log(2.0)
 
@@ -204,3 +205,66 @@ def float_power(input, exponent):
     if not hasattr(base, "astype"):         # a number raised to a tensor
         base = power * 0 + base
     return _math.pow(base, power)
+
+
+# ------------------------------------------------------------ frexp and nextafter
+Frexp = _collections.namedtuple("Frexp", "mantissa exponent")
+Frexp.__doc__ = """``(mantissa, exponent)`` of ``frexp``, as PyTorch's ``return_types.frexp``.
+
+>>> Frexp(0.5, 1).exponent
+1
+"""
+_frexp_exponent = defop("frexp_exponent", lambda B, x: B.unary("frexp_exponent", x),
+                        elementwise=True)
+
+
+def _frexp_rule(g, ans, x):
+    # the mantissa is x * 2**-exponent, the exponent piecewise constant
+    return g * _math.pow(2.0, -_frexp_exponent(x).astype(x.dtype))
+
+
+_frexp_mantissa = defop("frexp_mantissa", lambda B, x: B.unary("frexp_mantissa", x),
+                        vjp=_frexp_rule, jvp=_frexp_rule, elementwise=True,
+                        cases=[Case(U(2, 3, low=0.1, high=9.0, signed=True)), Case(U())])
+
+
+@export(methods=("frexp",))
+def frexp(input):
+    """``input = mantissa * 2 ** exponent`` with ``|mantissa|`` in [0.5, 1) (0 for 0) and an
+    int32 exponent, as ``torch.frexp``; the mantissa's gradient is ``2 ** -exponent``.
+
+    >>> import eagerad
+    >>> m, e = frexp(eagerad.tensor([8.0, -0.75, 0.0]))
+    >>> m.tolist(), e.tolist()
+    ([0.5, -0.75, 0.0], [4, 0, 0])
+    """
+    if input.dtype.kind != "f":
+        raise TypeError(f"frexp: input must be a floating tensor, got {input.dtype}")
+    return Frexp(_frexp_mantissa(input), _frexp_exponent(input))
+
+
+def _nextafter_dy(g, ans, x, y):
+    return g * 0
+
+
+_nextafter = defop("nextafter", lambda B, x, y: B.binary("nextafter", x, y),
+                   vjp=(lambda g, ans, x, y: g, _nextafter_dy),
+                   jvp=(lambda t, ans, x, y: t, _nextafter_dy), saves=(), elementwise=True,
+                   cases=[Case(U(2, 3), U(2, 3)), Case(U(2, 1), U(3))])
+
+
+@export(methods=("nextafter",))
+def nextafter(input, other):
+    """The next floating-point value after ``input`` towards ``other`` (``input`` where
+    they are equal); the gradient is 1 for ``input`` and 0 for ``other`` (as PyTorch).
+
+    >>> import eagerad
+    >>> x = eagerad.tensor([1.0], dtype=eagerad.float64)
+    >>> (nextafter(x, 2.0) - x).item() == 2.0 ** -52
+    True
+    """
+    from .special import apply_binary
+    dtypes = [getattr(v, "dtype", None) for v in (input, other)]
+    if any(d is not None and d.kind == "f" and d.itemsize == 2 for d in dtypes):
+        raise TypeError(f"nextafter: float16 operands are not supported (got {dtypes})")
+    return apply_binary(_nextafter, "nextafter", input, other)

@@ -21,8 +21,8 @@ import numpy as np
 
 from .. import dtype as dt
 from ..tensor import Tensor
-from .math import (as_tensor, broadcastable, cos, exp, isfinite, isnan, logical_and, logical_not,
-                   logical_or, operands, sigmoid, sign, where)
+from .math import (as_tensor, broadcastable, cos, exp, isfinite, isnan, log, logical_and,
+                   logical_not, logical_or, operands, sigmoid, sign, where)
 from .decompositions import configured_primitive
 from .registry import METHODS, OPS, Case, U, defop, export
 
@@ -195,6 +195,7 @@ def _xlog_dx(fn, edge):
 
 _xlogy = binary("xlogy", _xlog_dx(lambda g, y: xlogy(g, y), 0.0),
                 lambda g, ans, x, y: g * x / y, y=_POSITIVE)
+_entr = unary("entr", formula("entr"), lambda x, ans: -(1 + log(x)), _POSITIVE)
 _xlog1py = binary("xlog1py", _xlog_dx(lambda g, y: xlog1py(g, y), -1.0),
                   lambda g, ans, x, y: g * x / (1 + y), y=dict(low=-0.5, high=1.0))
 
@@ -426,6 +427,17 @@ def xlog1py(x, y):
     [0. 0.]
     """
     return apply_binary(_xlog1py, "xlog1py", x, y)
+
+
+@export
+def entr(x):
+    """The elementwise entropy term ``-x log(x)``: 0 at 0, ``-inf`` for negative ``x`` (as
+    PyTorch and scipy); its derivative is ``-(1 + log(x))``.
+
+    >>> print(entr(eagerad.tensor([0.0, 0.5, -1.0])))
+    [0.     0.3466   -inf]
+    """
+    return _entr(float_tensor(x))
 
 
 @export(methods=("erf",), primitive="Erf")

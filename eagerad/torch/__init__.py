@@ -175,3 +175,5 @@ from .serialization import load, save  # noqa: E402
 __version__ = "2.13.0+eagerad"
 from . import distributed  # noqa: E402,F401  (torch.distributed, over MPI)
 from ._linalg_functions import lu, lu_solve, lu_unpack, orgqr, ormqr  # noqa: E402,F401
+from ..ops import frexp, i0, nextafter  # noqa: E402,F401  (special functions, issue 20)
+from ..ops import gradient  # noqa: E402,F401  (torch.gradient, issue 20)

@@ -268,7 +268,20 @@ def tensordot(a, b, dims=2, out=None):
     """
     if isinstance(dims, _Tensor):
         dims = dims.tolist()
+    if not isinstance(dims, int):           # a size-1 axis broadcasts against its partner
+        a, b = _broadcast_contracted(a, b, [_dims(d) for d in dims])
     return _ops.tensordot(a, b, dims)
+
+
+def _broadcast_contracted(a, b, dims):
+    """``a`` and ``b`` with each contracted axis of size 1 expanded to its partner's size,
+    as ``torch.tensordot`` broadcasts them."""
+    sa, sb = list(a.shape), list(b.shape)
+    for i, j in zip(*dims):
+        if sa[i] != sb[j] and 1 in (sa[i], sb[j]):
+            sa[i] = sb[j] = builtins.max(sa[i], sb[j])
+    return (a if list(a.shape) == sa else a.broadcast_to(tuple(sa)),
+            b if list(b.shape) == sb else b.broadcast_to(tuple(sb)))
 
 
 @_public
@@ -890,3 +903,16 @@ def _not_neutral(name, is_property):
 
 
 _install_methods()
+
+
+@_public
+def embedding(weight, input, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """``torch.embedding(weight, indices)``: ``F.embedding``'s rows with aten's argument
+    order (a ``padding_idx`` of -1 means none).
+
+    >>> import eagerad.torch as torch
+    >>> torch.embedding(torch.eye(3), torch.tensor([2])).tolist()
+    [[0.0, 0.0, 1.0]]
+    """
+    return _ops.embedding(input, weight, None if padding_idx == -1 else padding_idx,
+                          scale_grad_by_freq=scale_grad_by_freq)

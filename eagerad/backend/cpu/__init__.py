@@ -679,6 +679,11 @@ def integers(shape, low, high, dtype):
 
 
 # op families keep their kernels in modules of their own; their public names join this module
+# frexp's two halves and nextafter (ops/pointwise_extra.py)
+UNARY["frexp_mantissa"] = lambda x: np.frexp(x)[0]
+UNARY["frexp_exponent"] = lambda x: np.frexp(x)[1]
+BINARY["nextafter"] = np.nextafter
+
 from .special import *  # noqa: E402,F401,F403
 from .indexing import *  # noqa: E402,F401,F403
 from .linalg import *  # noqa: E402,F401,F403

@@ -160,3 +160,9 @@ def binary_kernels(op):
     if k is None:
         k = _binary_cache[op] = BinaryKernels(BINARY[op])
     return k
+
+# frexp's two halves and nextafter (ops/pointwise_extra.py): libdevice's frexp/nextafter,
+# in the array's own precision (frexpf/nextafterf for float32)
+UNARY["frexp_mantissa"] = lambda x: math.frexp(x)[0]
+UNARY["frexp_exponent"] = lambda x: math.frexp(x)[1]
+BINARY["nextafter"] = lambda a, b: math.nextafter(a, b)

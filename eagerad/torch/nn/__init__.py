@@ -52,7 +52,8 @@ _LAYERS = """Linear Identity Flatten Dropout Sequential ModuleList ReLU Sigmoid 
     Conv1d Conv2d ConvTranspose2d Embedding GroupNorm LayerNorm MaxPool2d MultiheadAttention
     ModuleDict ParameterList ParameterDict RNN RNNCell LSTMCell GRUCell TransformerEncoderLayer
     TransformerDecoderLayer TransformerEncoder TransformerDecoder Transformer LazyLinear LazyConv1d
-    LazyConv2d LazyConvTranspose2d Upsample Unflatten PixelShuffle PixelUnshuffle Bilinear""".split()
+    LazyConv2d LazyConvTranspose2d Upsample Unflatten PixelShuffle PixelUnshuffle Bilinear
+    PairwiseDistance""".split()
 for _name in _LAYERS:
     globals()[_name] = _face_class(getattr(_nn, _name))
 del _name

@@ -6,3 +6,6 @@ tensor([0., 2.])
 """
 from ...nn.functional import *  # noqa: F401,F403
 from ...nn.functional import __all__  # noqa: F401
+from ...ops import (ctc_loss, embedding_bag, linear_cross_entropy,  # noqa: E402,F401
+                    multilabel_margin_loss)
+__all__ = __all__ + ["ctc_loss", "embedding_bag", "linear_cross_entropy", "multilabel_margin_loss"]

@@ -54,7 +54,6 @@ TABLE = {
     "Unfold": ("unfold", "kernel_size, dilation=1, padding=0, stride=1", False),
     "Fold": ("fold", "output_size, kernel_size, dilation=1, padding=0, stride=1", False),
     "CosineSimilarity": ("cosine_similarity", "dim=1, eps=1e-08", False),
-    "PairwiseDistance": ("pairwise_distance", "p=2.0, eps=1e-06, keepdim=False", False),
     "CosineEmbeddingLoss": ("cosine_embedding_loss", "margin=0.0, " + _LEGACY, False),
     "GaussianNLLLoss": ("gaussian_nll_loss", "*, full=False, eps=1e-06, reduction='mean'", False),
     "HingeEmbeddingLoss": ("hinge_embedding_loss", "margin=1.0, " + _LEGACY, False),
