@@ -32,7 +32,7 @@ def _import_once():
 def test_import_does_not_import_numba():
     # (import time itself is a figure of benchmarks/run.py: a wall-clock bound here flaked
     # whenever the machine was busy)
-    took, numba = _import_once()
+    _, numba = _import_once()
     assert not numba, "import eagerad imported numba"
 
 
