@@ -83,3 +83,5 @@ class TrainOneStepCell(_face_class(_nn.TrainOneStepCell)):
         if reducer is None:
             reducer = self.__dict__["_grad_reducer"] = grad_reducer_for(self.weights)
         return reducer(grads)
+
+from ...train import MAE, MSE, Accuracy, Loss, Metric  # noqa: E402,F401  (MindSpore keeps nn.Accuracy)
