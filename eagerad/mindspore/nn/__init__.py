@@ -66,8 +66,8 @@ from ._cells import (AdaptiveMaxPool2d, AvgPool1d, BatchNorm1d, BatchNorm2d,  # 
                      RNNCell,
                      SoftmaxCrossEntropyWithLogits, Softmin, SoftShrink, Threshold, Tril, Triu,
                      Upsample, ZeroPad2d)
-from ._optimizers import (ASGD, AdaMax, Adagrad, AdamWeightDecay,  # noqa: E402,F401
-                          ProximalAdagrad, RMSProp, Rprop)
+from ._optimizers import (ASGD, SGD, Adam, AdaMax, Adagrad, AdamWeightDecay,  # noqa: E402,F401
+                          Momentum, ProximalAdagrad, RMSProp, Rprop)
 from ...distributed.grad_reducer import DistributedGradReducer as _GradReducer  # noqa: E402
 DistributedGradReducer = _face_class(_GradReducer)
 
