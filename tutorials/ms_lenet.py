@@ -18,7 +18,7 @@ under real MindSpore (``tests/data/mindspore/record_programs.py`` runs this very
 with the import lines pointed at ``mindspore``); the per-step losses agree to float32
 round-off.
 
-Run: ``PYTHONPATH=.:tutorials python tutorials/ms_lenet.py``
+Run: ``PYTHONPATH=. python tutorials/ms_lenet.py``
 """
 import os
 import tempfile
