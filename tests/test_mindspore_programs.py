@@ -87,7 +87,8 @@ EXPECTED_LINES = {
 
 
 def test_tutorials_run_as_programs():
-    env = dict(os.environ, PYTHONPATH=ROOT)
+    # three programs side by side: one BLAS thread each
+    env = dict(os.environ, PYTHONPATH=ROOT, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     runs = {script: subprocess.Popen([sys.executable, os.path.join(ROOT, "tutorials", script)],
                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True, cwd=ROOT)

@@ -190,3 +190,16 @@ def test_weight_decay_skips_beta_and_gamma_unless_grouped():
     gamma = ms.Parameter(ms.Tensor([1.0]), name="bn.gamma")       # a group's decay applies to all
     nn.SGD([{"params": [gamma], "weight_decay": 0.5}], learning_rate=0.1)((ms.Tensor([1.0]),))
     assert float(gamma.asnumpy()[0]) == pytest.approx(1 - 0.1 * 1.5)
+
+
+def test_mindspore_import_spellings():
+    import eagerad.mindspore.dataset.transforms as C
+    import eagerad.mindspore.dataset.vision as CV
+    from eagerad.mindspore.common.initializer import Normal, initializer
+    from eagerad.mindspore.dataset.vision import Inter
+    assert CV.Resize((4, 4), interpolation=Inter.LINEAR)(np.zeros((2, 2, 1), np.uint8)).shape == (4, 4, 1)
+    assert C.TypeCast(ms.int32)(np.array([1.7])).dtype == np.int32
+    assert nn.Accuracy is Accuracy
+    w = initializer(Normal(0.5, mean=3.0), (4000,), ms.float32).asnumpy()
+    assert abs(w.mean() - 3.0) < 0.05 and abs(w.std() - 0.5) < 0.05
+    assert nn.Dense(2, 2, weight_init=Normal(0.0, mean=1.5)).weight.asnumpy().tolist() == [[1.5, 1.5]] * 2

@@ -139,15 +139,15 @@ def test_net(model, ds_eval):
     return acc
 
 
-def run(net=None, epoch_size=2, train_count=512, eval_count=256, shuffle=False, directory=None):
-    """The tutorial: ``(per-step losses, eval metrics, the newest checkpoint file)``; ``net``
-    defaults to a fresh ``LeNet5()``."""
+def run(directory, net=None, epoch_size=2, train_count=512, eval_count=256, shuffle=False):
+    """The tutorial, checkpoints written to ``directory``: ``(per-step losses, eval metrics,
+    the newest checkpoint file)``; ``net`` defaults to a fresh ``LeNet5()``."""
     net = LeNet5() if net is None else net
     net_loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')
     net_opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
     config_ck = CheckpointConfig(save_checkpoint_steps=8, keep_checkpoint_max=3)
     ckpoint = ModelCheckpoint(prefix="checkpoint_lenet", config=config_ck,
-                              directory=directory or tempfile.mkdtemp())
+                              directory=directory)
     model = Model(net, net_loss, net_opt, metrics={"Accuracy": Accuracy()})
 
     ds_train = create_dataset(train_count, seed=1, shuffle=shuffle)
@@ -160,13 +160,13 @@ def run(net=None, epoch_size=2, train_count=512, eval_count=256, shuffle=False, 
 
 if __name__ == "__main__":
     mindspore.set_seed(0)
-    losses, acc, latest = run(shuffle=True)
-    # the newest checkpoint loads into a fresh LeNet5, which then predicts as the trained one
-    fresh = LeNet5()
-    not_loaded, _ = mindspore.load_param_into_net(fresh, mindspore.load_checkpoint(latest))
+    with tempfile.TemporaryDirectory() as folder:
+        losses, acc, latest = run(folder, shuffle=True)
+        # the newest checkpoint loads into a fresh LeNet5, which then predicts
+        fresh = LeNet5()
+        not_loaded, _ = mindspore.load_param_into_net(fresh, mindspore.load_checkpoint(latest))
     print("parameters not loaded:", not_loaded)
-    images = create_dataset(64, seed=3, shuffle=False).create_tuple_iterator()
-    data, label = next(images)
+    data, label = next(create_dataset(64, seed=3, shuffle=False).create_tuple_iterator())
     predicted = fresh(data).argmax(1)
     print(f"first losses {np.round(losses[:3], 4)}, last {np.round(losses[-3:], 4)}")
     print(f'Predicted: "{predicted[:10]}", Actual: "{label[:10]}"')

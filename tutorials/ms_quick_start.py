@@ -181,12 +181,13 @@ def run(model=None, epochs=3, batch_size=64, shuffle=False):
 def save_and_reload(model, test_dataset):
     """The tutorial's last part: save a checkpoint, load it into a fresh Network and
     predict; returns the parameter names that were not loaded."""
-    path = os.path.join(tempfile.mkdtemp(), "model.ckpt")
-    mindspore.save_checkpoint(model, path)
-    print("Saved Model to model.ckpt")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "model.ckpt")
+        mindspore.save_checkpoint(model, path)
+        print("Saved Model to model.ckpt")
 
-    model = Network()
-    param_dict = mindspore.load_checkpoint(path)
+        model = Network()
+        param_dict = mindspore.load_checkpoint(path)
     param_not_load, _ = mindspore.load_param_into_net(model, param_dict)
     print(param_not_load)
 

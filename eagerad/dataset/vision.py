@@ -15,6 +15,7 @@ rows clamped at the border), random transforms draw from ``dataset.config``'s ge
 (3, 2, 2)
 """
 import enum
+import functools
 import numbers
 
 import numpy as np
@@ -147,6 +148,7 @@ class ToTensor:
 
 # ------------------------------------------------------------------ resizing
 
+@functools.lru_cache(maxsize=64)
 def _linear_taps(n_out, n_in, rows=False):
     """OpenCV's bilinear source indices and weight per output position (half-pixel
     centres; the weight is computed in float32 as OpenCV does).  Past a border OpenCV
@@ -158,12 +160,16 @@ def _linear_taps(n_out, n_in, rows=False):
     first = np.floor(pos).astype(np.int64)
     frac = (pos - first.astype(np.float32)).astype(np.float32)
     if rows:
-        return np.clip(first, 0, n_in - 1), np.clip(first + 1, 0, n_in - 1), frac
-    low = first < 0
-    frac[low], first[low] = 0.0, 0
-    high = first >= n_in - 1
-    frac[high], first[high] = 0.0, n_in - 1
-    return first, np.minimum(first + 1, n_in - 1), frac
+        taps = np.clip(first, 0, n_in - 1), np.clip(first + 1, 0, n_in - 1), frac
+    else:
+        low = first < 0
+        frac[low], first[low] = 0.0, 0
+        high = first >= n_in - 1
+        frac[high], first[high] = 0.0, n_in - 1
+        taps = first, np.minimum(first + 1, n_in - 1), frac
+    for array in taps:                 # cached: shared by every image of that size
+        array.flags.writeable = False
+    return taps
 
 
 def _resize_linear(img, h, w):

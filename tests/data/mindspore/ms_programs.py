@@ -14,6 +14,7 @@ Needs only numpy besides the framework, so both venvs import it.
 import importlib
 import os
 import sys
+import tempfile
 import types
 
 import numpy as np
@@ -109,7 +110,8 @@ def lenet(framework, mindspore):
     net = module.LeNet5()
     weights = initial_weights(net, seed=1)
     load_weights(mindspore, net, weights)
-    losses, acc, _ = module.run(net, epoch_size=2)
+    with tempfile.TemporaryDirectory() as folder:
+        losses, acc, _ = module.run(folder, net, epoch_size=2)
     data = _first_batch(module.create_dataset(64, seed=1, shuffle=False))
     return {"weights": _digest(weights), "data": data, "losses": losses, "eval": acc}
 
