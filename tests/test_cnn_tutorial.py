@@ -1,5 +1,6 @@
 """tutorials/cnn_synthetic.py, shortened: both faces learn the bar images well above
-chance (1/3) within three short epochs, and agree with each other."""
+chance (1/3) within three short epochs.  (Their numbers differ: each face's Adam is its
+framework's rule.)"""
 import os
 import sys
 
@@ -21,5 +22,4 @@ def test_both_faces_learn_well_above_chance(capsys):
     torch_acc = cnn.train_pytorch(data, epochs=3)
     ms_acc = cnn.train_mindspore(data, epochs=3)
     assert torch_acc > 0.8 and ms_acc > 0.8
-    assert torch_acc == ms_acc
     assert "[pytorch] epoch 3/3" in capsys.readouterr().out

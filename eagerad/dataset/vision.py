@@ -15,6 +15,7 @@ rows clamped at the border), random transforms draw from ``dataset.config``'s ge
 (3, 2, 2)
 """
 import enum
+import functools
 import numbers
 
 import numpy as np
@@ -71,7 +72,8 @@ def _pair(size, what):
 
 
 class Rescale:
-    """``image * rescale + shift`` in float32 (``Rescale(1 / 255, 0)`` maps bytes to [0, 1]).
+    """``image * rescale + shift`` to float32, rounded once as MindSpore does
+    (``Rescale(1 / 255, 0)`` maps bytes to [0, 1]).
 
     >>> Rescale(0.5, 1.0)(np.array([[2]], np.uint8))
     array([[2.]], dtype=float32)
@@ -81,8 +83,11 @@ class Rescale:
         self.rescale, self.shift = float(rescale), float(shift)
 
     def __call__(self, img):
-        array = np.asarray(img)
-        return (array.astype(np.float32) * np.float32(self.rescale) + np.float32(self.shift)).astype(np.float32)
+        # MindSpore rounds once, as a fused multiply-add of float32 operands: the product of
+        # two float32 numbers is exact in float64, so float64 then one rounding to float32
+        array = np.asarray(img).astype(np.float32).astype(np.float64)
+        rescale, shift = np.float64(np.float32(self.rescale)), np.float64(np.float32(self.shift))
+        return (array * rescale + shift).astype(np.float32)
 
 
 class Normalize:
@@ -143,22 +148,32 @@ class ToTensor:
 
 # ------------------------------------------------------------------ resizing
 
-def _linear_taps(n_out, n_in):
-    """OpenCV's bilinear source index and weight per output position (half-pixel
-    centres, clamped at the borders; the weight is computed in float32 as OpenCV does)."""
+@functools.lru_cache(maxsize=64)
+def _linear_taps(n_out, n_in, rows=False):
+    """OpenCV's bilinear source indices and weight per output position (half-pixel
+    centres; the weight is computed in float32 as OpenCV does).  Past a border OpenCV
+    treats the axes differently: a column clamps its index *and* zeroes its weight, a row
+    clamps only its indices (``rows=True``) and keeps its weight, both taps then reading the
+    border row -- which in uint8's fixed point rounds differently from weight 0."""
     scale = n_in / n_out
     pos = ((np.arange(n_out) + 0.5) * scale - 0.5).astype(np.float32)
     first = np.floor(pos).astype(np.int64)
     frac = (pos - first.astype(np.float32)).astype(np.float32)
-    low = first < 0
-    frac[low], first[low] = 0.0, 0
-    high = first >= n_in - 1
-    frac[high], first[high] = 0.0, n_in - 1
-    return first, np.minimum(first + 1, n_in - 1), frac
+    if rows:
+        taps = np.clip(first, 0, n_in - 1), np.clip(first + 1, 0, n_in - 1), frac
+    else:
+        low = first < 0
+        frac[low], first[low] = 0.0, 0
+        high = first >= n_in - 1
+        frac[high], first[high] = 0.0, n_in - 1
+        taps = first, np.minimum(first + 1, n_in - 1), frac
+    for array in taps:                 # cached: shared by every image of that size
+        array.flags.writeable = False
+    return taps
 
 
 def _resize_linear(img, h, w):
-    y0, y1, fy = _linear_taps(h, img.shape[0])
+    y0, y1, fy = _linear_taps(h, img.shape[0], rows=True)
     x0, x1, fx = _linear_taps(w, img.shape[1])
     extra = (1,) * (img.ndim - 2)
     if img.dtype == np.uint8:                      # OpenCV's fixed point (11-bit weights)

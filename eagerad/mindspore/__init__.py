@@ -47,7 +47,7 @@ from ..serialization import load_checkpoint as _load_checkpoint, load_param_into
 from ..serialization import save_checkpoint as _save_checkpoint
 from ..printing import set_printoptions  # noqa: F401
 from ._face import MINDSPORE, Parameter, Tensor, stamped  # noqa: F401
-from . import dataset, nn, ops, train  # noqa: E402
+from . import common, dataset, nn, ops, train  # noqa: E402
 from . import _tensor_methods  # noqa: E402,F401  (registers MindSpore's Tensor methods)
 from .train import Model  # noqa: E402,F401
 

@@ -32,6 +32,28 @@ class Cell(_Cell):
     _raw_grad_output = True
     _signature = "mindspore"
 
+    def __repr__(self):
+        """MindSpore 2.x's layout: ``Name(settings)``, or with sub-cells ``Name(`` then the
+        settings and ``(name): child`` lines indented, then ``)``.
+
+        >>> SequentialCell(Dense(2, 3), ReLU())
+        SequentialCell(
+          (0): Dense(input_channels=2, output_channels=3, has_bias=True)
+          (1): ReLU()
+        )
+        """
+        return _layout(self)
+
+
+def _layout(cell):
+    """``repr`` of ``cell`` and its sub-cells (eagerad's own included) in MindSpore's layout."""
+    extra = cell.extend_repr()
+    children = [f"({name}): {_layout(child)}" for name, child in cell.name_cells().items()]
+    if not children:
+        return f"{type(cell).__name__}({extra})"
+    lines = ([extra] if extra else []) + children
+    return f"{type(cell).__name__}(\n  " + "\n".join(lines).replace("\n", "\n  ") + "\n)"
+
 
 def _face_class(core):
     """``core`` (an eagerad cell) as a MindSpore ``Cell`` subclass of the same name."""
@@ -66,8 +88,8 @@ from ._cells import (AdaptiveMaxPool2d, AvgPool1d, BatchNorm1d, BatchNorm2d,  # 
                      RNNCell,
                      SoftmaxCrossEntropyWithLogits, Softmin, SoftShrink, Threshold, Tril, Triu,
                      Upsample, ZeroPad2d)
-from ._optimizers import (ASGD, AdaMax, Adagrad, AdamWeightDecay,  # noqa: E402,F401
-                          ProximalAdagrad, RMSProp, Rprop)
+from ._optimizers import (ASGD, SGD, Adam, AdaMax, Adagrad, AdamWeightDecay,  # noqa: E402,F401
+                          Momentum, ProximalAdagrad, RMSProp, Rprop)
 from ...distributed.grad_reducer import DistributedGradReducer as _GradReducer  # noqa: E402
 DistributedGradReducer = _face_class(_GradReducer)
 
@@ -83,3 +105,5 @@ class TrainOneStepCell(_face_class(_nn.TrainOneStepCell)):
         if reducer is None:
             reducer = self.__dict__["_grad_reducer"] = grad_reducer_for(self.weights)
         return reducer(grads)
+
+from ...train import MAE, MSE, Accuracy, Loss, Metric  # noqa: E402,F401  (MindSpore keeps nn.Accuracy)

@@ -11,7 +11,16 @@ optimizer                 MindSpore's rule (state starts at 0 unless said)
                           ``w -= lr / (1 - b1^t) m / (u + eps)``
 ``ProximalAdagrad``       Adagrad step, then the l1/l2 proximal map
 ``Rprop``, ``ASGD``       PyTorch's rules with MindSpore's argument names
+``Adam``                  ``m += (g - m)(1 - b1)``, ``v += (g^2 - v)(1 - b2)``,
+                          ``w -= lr sqrt(1 - b2^t) / (1 - b1^t) m / (sqrt(v) + eps)``: eps is
+                          not bias-corrected (PyTorch adds it to the corrected ``sqrt(v)``);
+                          ``use_nesterov`` puts ``b1 m + (1 - b1) g`` for ``m``
 ========================  ==================================================================
+
+Every optimizer here (and ``SGD``, ``Momentum``) follows MindSpore's weight-decay rule:
+given a plain list of parameters, ``weight_decay`` skips those whose name holds ``beta``
+or ``gamma`` (normalisation shifts and scales); in parameter groups each group's
+``weight_decay`` applies to all of its parameters.
 
 >>> import eagerad.mindspore as ms
 >>> w = ms.Parameter(ms.Tensor([1.0]), name='w')
@@ -19,10 +28,81 @@ optimizer                 MindSpore's rule (state starts at 0 unless said)
 >>> round(float(w.numpy()[0]), 4)
 0.6838
 """
-from ... import ops as _ops
-from ...nn.optim import Optimizer as _Optimizer
+import numpy as np
 
-__all__ = ["Adagrad", "RMSProp", "AdamWeightDecay", "AdaMax", "ProximalAdagrad", "Rprop", "ASGD"]
+from ... import ops as _ops
+from ...nn import optim as _optim
+
+__all__ = ["Adagrad", "RMSProp", "AdamWeightDecay", "AdaMax", "ProximalAdagrad", "Rprop", "ASGD",
+           "Adam", "SGD", "Momentum"]
+
+
+class _DecayFilter:
+    """MindSpore's weight-decay filter, mixed into an eagerad optimizer: with a plain list of
+    parameters, those named ``*beta*`` / ``*gamma*`` get no weight decay (their state is
+    marked at construction; ``update`` sees their group with ``weight_decay`` 0)."""
+
+    def __init__(self, params, *args, **kwargs):
+        params = list(params) if not isinstance(params, (list, tuple)) else params
+        super().__init__(params, *args, **kwargs)
+        if params and not isinstance(params[0], dict):
+            for p in params:
+                name = getattr(p, "name", None) or ""
+                if "beta" in name or "gamma" in name:
+                    self.state.setdefault(p, {})["no_weight_decay"] = True
+
+    def __init_subclass__(cls, **kwargs):
+        # a subclass's own update rule sees the filtered group too
+        super().__init_subclass__(**kwargs)
+        for name in ("update", "update_arrays"):
+            rule = cls.__dict__.get(name)
+            if rule is not None:
+                setattr(cls, name, _filtered(rule))
+
+    @staticmethod
+    def _group_for(state, group):
+        if state.get("no_weight_decay") and group.get("weight_decay"):
+            return dict(group, weight_decay=0.0)
+        return group
+
+    def update(self, p, g, state, group):
+        return super().update(p, g, state, self._group_for(state, group))
+
+    def update_arrays(self, p, g, state, group):
+        return super().update_arrays(p, g, state, self._group_for(state, group))
+
+
+def _filtered(rule):
+    """``rule(self, p, g, state, group)`` called with the decay-filtered group."""
+    def update(self, p, g, state, group):
+        return rule(self, p, g, state, _DecayFilter._group_for(state, group))
+    update.__name__, update.__doc__, update.__wrapped__ = rule.__name__, rule.__doc__, rule
+    return update
+
+
+class _Optimizer(_DecayFilter, _optim.Optimizer):
+    """Base of this module's optimizers: eagerad's Optimizer with MindSpore's decay filter."""
+
+
+class SGD(_DecayFilter, _optim.SGD):
+    """MindSpore's ``nn.SGD``: eagerad's SGD with MindSpore's weight-decay filter.
+
+    >>> import eagerad.mindspore as ms
+    >>> g = ms.Parameter(ms.Tensor([1.0]), name='bn.gamma'); w = ms.Parameter(ms.Tensor([1.0]), name='w')
+    >>> _ = SGD([g, w], 0.1, weight_decay=0.5)((ms.Tensor([1.0]), ms.Tensor([1.0])))
+    >>> [round(float(p.asnumpy()[0]), 6) for p in (g, w)]
+    [0.9, 0.85]
+    """
+
+
+class Momentum(_DecayFilter, _optim.Momentum):
+    """MindSpore's ``nn.Momentum``: eagerad's Momentum with MindSpore's weight-decay filter.
+
+    >>> import eagerad.mindspore as ms
+    >>> b = ms.Parameter(ms.Tensor([1.0]), name='ln.beta')
+    >>> _ = Momentum([b], 0.1, 0.9, weight_decay=0.5)((ms.Tensor([1.0]),)); round(float(b.asnumpy()[0]), 6)
+    0.9
+    """
 
 
 def _defaults(learning_rate, weight_decay, **more):
@@ -230,3 +310,50 @@ class ASGD(_Optimizer):
         state["eta"] = group["lr"] / (1 + group["lambd"] * group["lr"] * t) ** group["alpha"]
         state["mu"] = 1.0 / max(1.0, t - group["t0"])
         return new
+
+
+def _in_unit_interval(name, value):
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"Adam: {name} must be in (0, 1), got {value}")
+    return float(value)
+
+
+class Adam(_Optimizer):
+    """MindSpore's ``nn.Adam`` (its ``ApplyAdam`` kernel): the bias corrections fold into the
+    learning rate, ``lr_t = lr sqrt(1 - b2^t) / (1 - b1^t)`` (the powers kept in float32, as
+    MindSpore's ``beta1_power``/``beta2_power`` parameters are), and ``eps`` is added to the
+    uncorrected ``sqrt(v)``; the weight decay is added to the gradient (L2).
+
+    >>> import eagerad.mindspore as ms
+    >>> w = ms.Parameter(ms.Tensor([1.0]), name='w')
+    >>> _ = Adam([w], learning_rate=0.1)((ms.Tensor([1e-7]),)); round(float(w.asnumpy()[0]), 5)
+    0.97597
+    """
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
+                 use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0,
+                 use_amsgrad=False, **kwargs):
+        if use_amsgrad:
+            raise NotImplementedError("Adam: use_amsgrad is not supported")
+        if not eps > 0:
+            raise ValueError(f"Adam: eps must be positive, got {eps}")
+        super().__init__(params, _defaults(learning_rate, weight_decay,
+                                           beta1=_in_unit_interval("beta1", beta1),
+                                           beta2=_in_unit_interval("beta2", beta2),
+                                           eps=float(eps), use_nesterov=bool(use_nesterov)),
+                         loss_scale)
+
+    def update(self, p, g, state, group):
+        """The new value of ``p``; ``moment1``, ``moment2`` and the beta powers in ``state``."""
+        g = _l2(g, p, group)
+        b1, b2, f32 = group["beta1"], group["beta2"], np.float32
+        p1 = state["beta1_power"] = f32(state.get("beta1_power", f32(1.0)) * f32(b1))
+        p2 = state["beta2_power"] = f32(state.get("beta2_power", f32(1.0)) * f32(b2))
+        lr_t = float(f32(group["lr"]) * np.sqrt(f32(1.0) - p2) / (f32(1.0) - p1))
+        m, v = state.get("moment1"), state.get("moment2")
+        m, v = (p * 0 if m is None else m), (p * 0 if v is None else v)
+        c1, c2 = float(f32(1.0) - f32(b1)), float(f32(1.0) - f32(b2))   # float32, as MindSpore
+        m = state["moment1"] = m + (g - m) * c1
+        v = state["moment2"] = v + (g * g - v) * c2
+        direction = m * b1 + g * c1 if group["use_nesterov"] else m
+        return p - direction / (v.sqrt() + group["eps"]) * lr_t

@@ -946,3 +946,15 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             term = picked * weight
             out = term if out is None else out + term
     return out.reshape((n, c, ho, wo))
+
+
+def depend(value, expr):
+    """MindSpore's ``ops.depend``: ``value``, once ``expr`` has been computed (in graph mode
+    an ordering edge; run eagerly, ``expr`` is already done).  Custom training steps write
+    ``return ops.depend(loss, self.optimizer(grads))``.
+
+    >>> import eagerad.mindspore as ms
+    >>> depend(ms.Tensor(2.0), None)
+    Tensor(shape=[], dtype=Float32, value= 2)
+    """
+    return value

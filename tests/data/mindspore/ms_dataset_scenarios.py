@@ -85,6 +85,7 @@ def image_transforms(vision, transforms, mstype):
     f32 = _image((4, 6, 3), np.float32, 2)
     gray = _image((5, 3), np.float32, 3)
     odd = _image((7, 5, 3), np.uint8, 4)
+    digit = _image((28, 28, 1), np.uint8, 5)
     return {
         "rescale_u8": vision.Rescale(1.0 / 255.0, -0.5)(u8),
         "rescale_f32": vision.Rescale(0.5, 2.0)(f32),
@@ -103,6 +104,11 @@ def image_transforms(vision, transforms, mstype):
         "resize_short_side": vision.Resize(5)(odd),
         "resize_short_side_wide": vision.Resize(3)(u8),
         "resize_gray": vision.Resize((8, 4))(gray),
+        # LeNet's 28 -> 32: the border rows read past the image (OpenCV keeps their weight)
+        "resize_mnist_to_lenet_u8": vision.Resize((32, 32), vision.Inter.LINEAR)(digit),
+        # LeNet's two rescales: each rounds once to float32 (a fused multiply-add)
+        "rescale_twice_lenet": vision.Rescale(1 / 0.3081, -1 * 0.1307 / 0.3081)(
+            vision.Rescale(1.0 / 255.0, 0.0)(digit)),
         "center_crop_odd": vision.CenterCrop((4, 2))(odd),
         "center_crop_even": vision.CenterCrop(2)(u8),
         "flip_always": vision.RandomHorizontalFlip(1.0)(u8),
