@@ -172,3 +172,6 @@ from .serialization import load, save  # noqa: E402
 
 __version__ = "2.13.0+eagerad"
 from . import distributed  # noqa: E402,F401  (torch.distributed, over MPI)
+# torch.X spellings of the N-D convolutions and pools (nnfunc)
+from .nn.functional import (adaptive_avg_pool1d, conv3d, conv_transpose1d,  # noqa: E402,F401
+                            conv_transpose2d, conv_transpose3d)
