@@ -175,3 +175,6 @@ from . import distributed  # noqa: E402,F401  (torch.distributed, over MPI)
 # torch.X spellings of the N-D convolutions and pools (nnfunc)
 from .nn.functional import (adaptive_avg_pool1d, conv3d, conv_transpose1d,  # noqa: E402,F401
                             conv_transpose2d, conv_transpose3d)
+from ..ops.grid_sample import grid_sampler_2d, grid_sampler_3d  # noqa: E402,F401
+from ..ops.normalization import (native_batch_norm, native_group_norm,  # noqa: E402,F401
+                                 native_layer_norm)

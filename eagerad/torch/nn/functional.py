@@ -15,6 +15,7 @@ from ...ops.pooling_nd import (adaptive_avg_pool1d, adaptive_avg_pool3d,  # noqa
                                adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d,
                                avg_pool2d, avg_pool3d, fractional_max_pool2d,
                                fractional_max_pool3d, max_pool3d)
+from ...ops.grid_sample import grid_sample  # noqa: F401
 from ...ops.resize import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: F401
 from ...ops.unpool import max_unpool1d, max_unpool2d, max_unpool3d  # noqa: F401
 
