@@ -15,7 +15,10 @@ from ...ops.pooling_nd import (adaptive_avg_pool1d, adaptive_avg_pool3d,  # noqa
                                adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d,
                                avg_pool2d, avg_pool3d, fractional_max_pool2d,
                                fractional_max_pool3d, max_pool3d)
+from ...ops.alpha_dropout import alpha_dropout, feature_alpha_dropout  # noqa: F401
 from ...ops.grid_sample import grid_sample  # noqa: F401
+from ...ops.negative_pad import pad  # noqa: F401
+from ...ops.normalization import batch_norm as _batch_norm
 from ...ops.resize import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: F401
 from ...ops.unpool import max_unpool1d, max_unpool2d, max_unpool3d  # noqa: F401
 
@@ -24,4 +27,16 @@ __all__ = list(__all__) + [
     "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
     "avg_pool3d", "fractional_max_pool2d", "fractional_max_pool3d", "max_pool3d",
     "max_unpool1d", "max_unpool2d", "max_unpool3d", "upsample", "upsample_bilinear",
-    "upsample_nearest"]
+    "upsample_nearest", "alpha_dropout", "feature_alpha_dropout"]
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """PyTorch's ``F.batch_norm``; an empty input gives an empty result, as PyTorch's.
+
+    >>> batch_norm(torch.zeros(0), torch.zeros(0), torch.zeros(0), training=True).shape
+    torch.Size([0])
+    """
+    if 0 in tuple(input.shape):
+        return input * 1
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
