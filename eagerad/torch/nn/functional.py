@@ -34,6 +34,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                momentum=0.1, eps=1e-5):
     """PyTorch's ``F.batch_norm``; an empty input gives an empty result, as PyTorch's.
 
+    >>> import eagerad.torch as torch
     >>> batch_norm(torch.zeros(0), torch.zeros(0), torch.zeros(0), training=True).shape
     torch.Size([0])
     """
