@@ -14,6 +14,7 @@ and scales follow PyTorch's kernels: a given ``scale_factor`` is used as is unle
 """
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -130,12 +131,18 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     return x
 
 
+def _deprecated(name):
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", UserWarning, stacklevel=3)
+
+
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """PyTorch's deprecated ``F.upsample``: ``interpolate``.
 
     >>> upsample(eagerad.ones(1, 1, 2), scale_factor=2).shape
     (1, 1, 4)
     """
+    _deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
@@ -145,6 +152,7 @@ def upsample_nearest(input, size=None, scale_factor=None):
     >>> upsample_nearest(eagerad.tensor([[[1.0, 2.0]]]), scale_factor=2).tolist()
     [[[1.0, 1.0, 2.0, 2.0]]]
     """
+    _deprecated("upsample_nearest")
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
@@ -155,4 +163,5 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     >>> upsample_bilinear(eagerad.tensor([[[[0.0, 2.0]]]]), size=(1, 3)).tolist()
     [[[[0.0, 1.0, 2.0]]]]
     """
+    _deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
