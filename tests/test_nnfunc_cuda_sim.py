@@ -2,17 +2,12 @@
 simulator against the CPU: they are compositions of ops with CUDA kernels (integer
 bookkeeping on the host), so values and gradients must agree and stay on the device.
 
-As in test_cuda_sim_nn.py the simulator is switched on before numba is imported, in a
-subprocess (this file as a script); tiny float32 shapes keep it quick.
+The simulator runs in a subprocess (``simulator_run``); tiny float32 shapes keep it quick.
 """
-import os
-import subprocess
-import sys
-
 import numpy as np
-import pytest
-
-from test_cuda_sim import HAVE_NUMBA_CUDA, ROOT, _close
+from simulator_run import run_on_simulator
+from test_cuda_sim import _close
+from test_cuda_sim_nn import _both
 
 
 def _checks():
@@ -37,28 +32,12 @@ def _checks():
                                   output_size=(2, 4, 4)), (x,)),
     ]
     for fn, arrays in cases:
-        results = []
-        for dev in ("cpu", "cuda"):
-            xs = [eagerad.tensor(a, requires_grad=True, device=dev) for a in arrays]
-            out = fn(*xs)
-            eagerad.autograd.backward((out * out).sum())
-            results.append([out] + [t.grad for t in xs])
-        for a, b in zip(*results):
+        for a, b in zip(*_both(fn, *arrays)):
             assert b.device.type == "cuda"
             _close(b, a, 1e-4)
-    print("CUDASIM-NNFUNC-OK")
+    print('CUDASIM-NNFUNC "ok"')
 
 
-@pytest.mark.skipif(not HAVE_NUMBA_CUDA, reason="numba-cuda is not installed: no CUDA simulator")
 def test_nd_ops_match_cpu_on_simulator():
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1",
-               PYTHONPATH=os.pathsep.join([ROOT, os.path.join(ROOT, "tests"),
-                                           os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__)], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
-    assert "CUDASIM-NNFUNC-OK" in proc.stdout, proc.stderr[-4000:]
-
-
-if __name__ == "__main__":
-    sys.setswitchinterval(1e-5)      # the simulator's barrier loop polls: switch often
-    _checks()
+    assert run_on_simulator("import sys, test_nnfunc_cuda_sim as m; sys.setswitchinterval(1e-5); "
+                            "m._checks()", "CUDASIM-NNFUNC") == "ok"

@@ -108,6 +108,18 @@ def _batch(name, x, dims):
     return x, lambda y: y
 
 
+def _check_groups(name, x, weight, groups, divided, channels, layout):
+    """``groups`` must be a positive int dividing the input's channels and ``divided``, and
+    the weight (``layout``) must expect ``channels`` == the input's channels."""
+    c = x.shape[1]
+    fits = isinstance(groups, numbers.Integral) and groups > 0 and not c % groups \
+        and not divided % groups
+    if not fits or channels != c:
+        raise ValueError(f"{name}: input of shape {x.shape} and weight of shape {weight.shape} "
+                         f"do not fit groups={groups!r}: the weight must be {layout}, groups a "
+                         f"positive int dividing the channels")
+
+
 def conv_nd(name, input, weight, bias, stride, widths_or_padding, dilation, groups, dims):
     """The N-D cross-correlation behind ``conv3d`` and the transposed convolutions;
     ``widths_or_padding`` is PyTorch's ``padding`` or a list of (before, after) pairs
@@ -122,12 +134,7 @@ def conv_nd(name, input, weight, bias, stride, widths_or_padding, dilation, grou
     n, c = x.shape[:2]
     o, cg = weight.shape[:2]
     kernel = tuple(weight.shape[2:])
-    if not isinstance(groups, numbers.Integral) or groups <= 0 or c % groups or o % groups:
-        raise ValueError(f"{name}: groups={groups} must be a positive int dividing the input's "
-                         f"{c} channels and the weight's {o} output channels")
-    if cg * groups != c:
-        raise ValueError(f"{name}: weight of shape {weight.shape} expects {cg * groups} input "
-                         f"channels (groups={groups}), input of shape {x.shape} has {c}")
+    _check_groups(name, x, weight, groups, o, cg * groups, "(O, C/groups, *kernel)")
     stride = _positive(spatial_ints(stride, dims, "stride"), f"{name}: stride")
     dilation = _positive(spatial_ints(dilation, dims, "dilation"), f"{name}: dilation")
     widths = widths_or_padding if isinstance(widths_or_padding, list) else \
@@ -185,12 +192,7 @@ def conv_transpose_nd(name, input, weight, bias, stride, padding, output_padding
     c = x.shape[1]
     ci, og = weight.shape[:2]
     kernel = tuple(weight.shape[2:])
-    if not isinstance(groups, numbers.Integral) or groups <= 0 or c % groups:
-        raise ValueError(f"{name}: groups={groups} must be a positive int dividing the input's "
-                         f"{c} channels")
-    if ci != c:
-        raise ValueError(f"{name}: weight of shape {weight.shape} expects {ci} input channels, "
-                         f"input of shape {x.shape} has {c}")
+    _check_groups(name, x, weight, groups, c, ci, "(C, C_out/groups, *kernel)")
     stride = _positive(spatial_ints(stride, dims, "stride"), f"{name}: stride")
     dilation = _positive(spatial_ints(dilation, dims, "dilation"), f"{name}: dilation")
     pads = spatial_ints(padding, dims, "padding")
