@@ -309,3 +309,10 @@ def test_native_norms_match_torch():
     _against_torch(lambda a, c, d: etorch.native_batch_norm(a, c, d, None, None, True, 0.1, 0.3),
                    lambda a, c, d: torch.native_batch_norm(a, c, d, None, None, True, 0.1, 0.3),
                    [x, w, b])
+
+
+@needs_torch
+def test_upsample_layer_matches_torch():
+    x = RNG.standard_normal((1, 2, 3, 4, 2))
+    kw = dict(scale_factor=1.5, mode="trilinear", recompute_scale_factor=True)
+    _against_torch(etorch.nn.Upsample(**kw), torch.nn.Upsample(**kw), [x])

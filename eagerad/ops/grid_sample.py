@@ -23,7 +23,7 @@ from .convolution import _floats
 from .indexing import take_along_dim
 from .math import abs as _abs
 from .math import clamp, fmod, where
-from .shape import broadcast_to
+from .shape import broadcast_to, stack
 
 _MODES = ("bilinear", "nearest", "bicubic")
 _PADDINGS = ("zeros", "border", "reflection")
@@ -67,30 +67,36 @@ def _int_padded(cells, size, padding_mode, align_corners):
     return np.clip(cells, 0, size - 1).astype(np.int64)
 
 
-class _Reader:
-    """Values of ``x`` (N, C, *size) at integer cells (one (N, *out) array per axis);
-    cells outside the input read 0."""
+def _read(x, corners, out):
+    """Values of ``x`` (N, C, *size) at K sets of integer cells (each one (N, *out) array
+    per axis), one gather for all: shape (N, C, K, *out); cells outside read 0."""
+    n, c = x.shape[:2]
+    inside = np.ones((len(corners),) + corners[0][0].shape, dtype=bool)
+    flat = np.zeros(inside.shape, dtype=np.int64)
+    for axis, m in enumerate(x.shape[2:]):
+        cells = np.stack([corner[axis] for corner in corners])
+        inside &= (cells >= 0) & (cells <= m - 1)
+        flat = flat * m + np.clip(cells, 0, m - 1).astype(np.int64)
+    k, points = len(corners), int(np.prod(out))
+    index = np.moveaxis(flat, 0, 1).reshape(n, 1, k * points)
+    index = broadcast_to(Tensor(index, dtype=dt.int64, device=x.device), (n, c, k * points))
+    vals = take_along_dim(x.reshape(n, c, -1), index, 2).reshape((n, c, k) + out)
+    if inside.all():
+        return vals
+    mask = Tensor(np.moveaxis(inside, 0, 1).reshape((n, 1, k) + out), device=x.device)
+    return where(mask, vals, vals * 0)
 
-    def __init__(self, x, out):
-        self.n, self.c = x.shape[:2]
-        self.size, self.out = x.shape[2:], out
-        self.flat = x.reshape(self.n, self.c, -1)
-        self.x = x
 
-    def __call__(self, cells):
-        inside = np.ones(cells[0].shape, dtype=bool)
-        flat = np.zeros(cells[0].shape, dtype=np.int64)
-        for cell, m in zip(cells, self.size):
-            inside &= (cell >= 0) & (cell <= m - 1)
-            flat = flat * m + np.clip(cell, 0, m - 1).astype(np.int64)
-        points = int(np.prod(self.out))
-        index = broadcast_to(Tensor(flat.reshape(self.n, 1, points), dtype=dt.int64,
-                                    device=self.x.device), (self.n, self.c, points))
-        vals = take_along_dim(self.flat, index, 2).reshape((self.n, self.c) + self.out)
-        if inside.all():
-            return vals
-        mask = Tensor(inside.reshape((self.n, 1) + self.out), device=self.x.device)
-        return where(mask, vals, vals * 0)
+def _weighted(x, corners, weights, out):
+    """``sum_k weights[k] * x[corners[k]]``; ``weights`` holds one (N, 1, *out) tensor (or
+    list of per-axis factors) per corner."""
+    factors = []
+    for w in weights:
+        term = w[0]
+        for f in w[1:]:
+            term = term * f
+        factors.append(term)
+    return (_read(x, corners, out) * stack(factors, axis=2)).sum(axis=2)
 
 
 def _cubic(t):
@@ -123,7 +129,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise ValueError(f"grid_sample: mode={mode!r} must be one of {_MODES} ('bicubic' on 4-D "
                          f"input only) and padding_mode={padding_mode!r} one of {_PADDINGS}")
     out = tuple(g.shape[1:-1])
-    read = _Reader(x, out)
     sizes = x.shape[2:]
     # grid[..., 0] is x (the last axis), grid[..., 1] y, grid[..., 2] z
     raw = [g[..., dims - 1 - a] for a in range(dims)]
@@ -134,28 +139,21 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         base = [np.floor(c.detach().numpy()) for c in coords]
         weights = [_cubic((c - Tensor(b, dtype=c.dtype, device=c.device)).reshape(shape))
                    for c, b in zip(coords, base)]
-        total = 0
-        for offsets in itertools.product(range(4), repeat=dims):
-            cells = [_int_padded(b + o - 1, m, padding_mode, align_corners)
-                     for b, o, m in zip(base, offsets, sizes)]
-            term = read(cells)
-            for w, o in zip(weights, offsets):
-                term = term * w[o]
-            total = total + term
-        return total
+        offsets = list(itertools.product(range(4), repeat=dims))
+        corners = [[_int_padded(b + o - 1, m, padding_mode, align_corners)
+                    for b, o, m in zip(base, offset, sizes)] for offset in offsets]
+        return _weighted(x, corners, [[w[o] for w, o in zip(weights, offset)]
+                                      for offset in offsets], out)
     coords = [_padded(c, m, padding_mode, align_corners) for c, m in zip(coords, sizes)]
     if mode == "nearest":
-        return read([np.round(c.detach().numpy()) for c in coords])
+        return _read(x, [[np.round(c.detach().numpy()) for c in coords]], out).squeeze(2)
     base = [np.floor(c.detach().numpy()) for c in coords]
     frac = [(c - Tensor(b, dtype=c.dtype, device=c.device)).reshape(shape)
             for c, b in zip(coords, base)]
-    total = 0
-    for corner in itertools.product((0, 1), repeat=dims):
-        term = read([b + k for b, k in zip(base, corner)])
-        for f, k in zip(frac, corner):
-            term = term * (f if k else 1 - f)
-        total = total + term
-    return total
+    corners = list(itertools.product((0, 1), repeat=dims))
+    return _weighted(x, [[b + k for b, k in zip(base, corner)] for corner in corners],
+                     [[f if k else 1 - f for f, k in zip(frac, corner)] for corner in corners],
+                     out)
 
 
 def _sampler(dims):
