@@ -41,9 +41,9 @@ def batched(name, input, dims):
     if x.ndim == dims + 1:
         return x.reshape((1,) + x.shape), lambda y: y.reshape(y.shape[1:])
     if x.ndim != dims + 2:
-        raise ValueError(f"{name}: input must be (N, C{', *' if dims > 1 else ', '}"
-                         f"{dims} spatial) or unbatched, {dims + 1} or {dims + 2} dimensions, "
-                         f"got shape {x.shape}")
+        axes = ("L", "H, W", "D, H, W")[dims - 1] if dims <= 3 else f"{dims} spatial axes"
+        raise ValueError(f"{name}: input must be (N, C, {axes}) or (C, {axes}), got shape "
+                         f"{x.shape}")
     return x, lambda y: y
 
 
