@@ -9,7 +9,7 @@
 import math
 
 from .. import ops
-from ..ops.convolution import interpolate
+from ..ops.resize import interpolate
 from ..tensor import Parameter
 from .cell import Cell
 from .init import uniform
@@ -30,6 +30,7 @@ class Upsample(Cell):
             raise ValueError("Upsample: give exactly one of size= and scale_factor=")
         self.size, self.scale_factor, self.mode = size, scale_factor, mode
         self.align_corners = align_corners
+        self.recompute_scale_factor = recompute_scale_factor
 
     def construct(self, input):
         """``input`` resized.
@@ -37,7 +38,8 @@ class Upsample(Cell):
         >>> Upsample(size=3).construct(eagerad.ones(1, 1, 2)).shape
         (1, 1, 3)
         """
-        return interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners)
+        return interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                           self.recompute_scale_factor)
 
 
 class Unflatten(Cell):

@@ -141,3 +141,57 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     y, _, _ = _standardize(grouped, (2,), eps)
     return _affine("group_norm", y.reshape(x.shape), weight, bias, (1, c) + (1,) * (x.ndim - 2))
 
+
+
+# ------------------------------------------------------------------ PyTorch's native_* entry points
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """``torch.native_batch_norm``: ``batch_norm`` plus the batch mean and inverse standard
+    deviation per channel (empty in eval mode); as in PyTorch those two carry no gradient.
+
+    >>> out, mean, invstd = native_batch_norm(eagerad.tensor([[1.0], [3.0]]), None, None,
+    ...                                       None, None, True, 0.1, 0.0)
+    >>> out.tolist(), mean.tolist(), invstd.tolist()
+    ([[-1.0], [1.0]], [2.0], [1.0])
+    """
+    out = batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:
+        empty = out.detach().reshape(-1)[:0]
+        return out, empty, empty
+    x = _floats("native_batch_norm", input)[0].detach()
+    _, mean, var = _standardize(x, (0,) + tuple(range(2, x.ndim)), eps)
+    c = x.shape[1]
+    return out, mean.reshape(c), (1.0 / sqrt(var + eps)).reshape(c)
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """``torch.native_layer_norm``: ``layer_norm`` plus the mean and reciprocal standard
+    deviation of each normalised row (trailing axes kept as 1; no gradient, as PyTorch).
+
+    >>> [t.shape for t in native_layer_norm(eagerad.ones(2, 3), (3,), None, None, 1e-5)]
+    [(2, 3), (2, 1), (2, 1)]
+    """
+    out = layer_norm(input, normalized_shape, weight, bias, eps)
+    x = _floats("native_layer_norm", input)[0].detach()
+    k = len(out.shape) - (len(tuple(normalized_shape)) if not isinstance(normalized_shape, int)
+                          else 1)
+    _, mean, var = _standardize(x, tuple(range(k, x.ndim)), eps)
+    return out, mean, 1.0 / sqrt(var + eps)
+
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """``torch.native_group_norm(input, weight, bias, N, C, HxW, group, eps)``:
+    ``group_norm`` plus each (sample, group)'s mean and reciprocal standard deviation,
+    shape (N, group), differentiable as in PyTorch.
+
+    >>> [t.shape for t in native_group_norm(eagerad.ones(1, 4, 2), None, None, 1, 4, 2, 2, 1e-5)]
+    [(1, 4, 2), (1, 2), (1, 2)]
+    """
+    x, = _floats("native_group_norm", input)
+    if x.shape[:2] != (N, C) or x.size != N * C * HxW:
+        raise ValueError(f"native_group_norm: input of shape {x.shape} does not match N={N}, "
+                         f"C={C}, HxW={HxW}")
+    out = group_norm(x, group, weight, bias, eps)
+    _, mean, var = _standardize(x.reshape((N, group, -1)), (2,), eps)
+    return out, mean.reshape(N, group), (1.0 / sqrt(var + eps)).reshape(N, group)

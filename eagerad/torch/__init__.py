@@ -177,3 +177,9 @@ from . import distributed  # noqa: E402,F401  (torch.distributed, over MPI)
 from ._linalg_functions import lu, lu_solve, lu_unpack, orgqr, ormqr  # noqa: E402,F401
 from ..ops import frexp, i0, nextafter  # noqa: E402,F401  (special functions, issue 20)
 from ..ops import gradient  # noqa: E402,F401  (torch.gradient, issue 20)
+# torch.X spellings of the N-D convolutions and pools (nnfunc)
+from .nn.functional import (adaptive_avg_pool1d, conv3d, conv_transpose1d,  # noqa: E402,F401
+                            conv_transpose2d, conv_transpose3d)
+from ..ops.grid_sample import grid_sampler_2d, grid_sampler_3d  # noqa: E402,F401
+from ..ops.normalization import (native_batch_norm, native_group_norm,  # noqa: E402,F401
+                                 native_layer_norm)
