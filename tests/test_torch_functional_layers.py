@@ -41,6 +41,14 @@ CASES = [
     ("RMSNorm", (6,), (X3,)),
     ("InstanceNorm1d", (4,), (X3,)),
     ("InstanceNorm2d", (4, 1e-5, 0.1, True), (X4,)),
+    ("Conv3d", (4, 2, 2, 1, 1, 1, 2, True, "circular"), (rng.standard_normal((2, 4, 3, 4, 4)),)),
+    ("ConvTranspose1d", (4, 2, 3, 2, 1, 1), (X3,)),
+    ("ConvTranspose3d", (4, 2, 2, 2), (rng.standard_normal((1, 4, 2, 3, 2)),)),
+    ("BatchNorm3d", (4,), (rng.standard_normal((2, 4, 2, 3, 2)),)),
+    ("AdaptiveMaxPool2d", ((2, 3),), (X4,)),
+    ("MaxPool3d", (2,), (rng.standard_normal((1, 2, 4, 4, 4)),)),
+    ("AvgPool3d", (2, 1, 1), (rng.standard_normal((1, 2, 4, 4, 4)),)),
+    ("LPPool1d", (3.0, 2), (np.abs(X3) + 0.1,)),
     ("HingeEmbeddingLoss", (), (X3, np.sign(X3))),
     ("SoftMarginLoss", (), (X3, np.sign(X3))),
     ("MarginRankingLoss", (0.2,), (X3[:, 0], X3[:, 1], np.sign(X3[:, 2]))),
@@ -55,8 +63,14 @@ CASES = [
 @pytest.mark.parametrize("name, args, inputs", CASES, ids=[c[0] for c in CASES])
 def test_layer_matches_torch(name, args, inputs):
     results = []
+    pt.manual_seed(0)
+    reference = getattr(pt.nn, name)(*args).double()
     for fw in (torch, pt):
         layer = getattr(fw.nn, name)(*args).double()
+        if fw is torch and reference.state_dict():     # the same weights as PyTorch's layer
+            layer.load_state_dict({k: torch.tensor(v.numpy()) for k, v in reference.state_dict().items()})
+        elif fw is pt:
+            layer = reference
         tensors = [fw.tensor(a) for a in inputs]
         tensors[0].requires_grad_(True)
         out = layer(*tensors)

@@ -21,8 +21,9 @@ from .activation import (CELU, ELU, GELU, SELU, HSigmoid, HSwish, Hardsigmoid, H
                          Softsign, Tanhshrink)
 from .activation import ACTIVATIONS as _MORE_ACTIVATIONS
 from .layers import ACTIVATIONS as _ACTIVATIONS
-from .conv_layers import (GRU, LSTM, AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d,
-                          Conv1d, Conv2d, Conv2dTranspose, ConvTranspose2d, Embedding, GroupNorm,
+from .conv_layers import (GRU, LSTM, AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, BatchNorm3d,
+                          Conv1d, Conv2d, Conv2dTranspose, Conv3d, ConvTranspose1d, ConvTranspose2d,
+                          ConvTranspose3d, Embedding, GroupNorm,
                           LayerNorm, MaxPool2d, MultiheadAttention)
 from .recurrent_cells import RNN, GRUCell, LSTMCell, RNNCell
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,

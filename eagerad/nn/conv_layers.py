@@ -39,6 +39,7 @@ import numpy as np
 
 from .. import ops
 from ..ops import convolution as conv
+from ..ops import convolution_nd
 from ..ops import losses as lf
 from ..ops import normalization as norm
 from ..ops import recurrent
@@ -307,6 +308,59 @@ def _ms_avg_pool(kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode
     """MindSpore's ``AvgPool2d`` signature."""
 
 
+class _ConvNd(_Conv):
+    """Layers over ``ops.convolution_nd`` (3-D, and the transposed 1-D/3-D ones), with
+    PyTorch's signatures; a ``padding_mode`` other than zeros pads with ``F.pad`` first."""
+
+    def construct(self, x):
+        padding = self.padding
+        if self.padding_mode != "zeros":
+            if isinstance(padding, str):
+                raise ValueError(f"{type(self).__name__}: padding_mode={self.padding_mode!r} "
+                                 "needs numeric padding")
+            each = conv._ints(padding, self._dims, "padding")
+            x = ops.pad(x, tuple(w for p in reversed(each) for w in (p, p)), mode=self.padding_mode)
+            padding = 0
+        if self._transposed:
+            return self._function(x, self.weight, self.bias, self.stride, padding,
+                                  self.output_padding, self.groups, self.dilation)
+        return self._function(x, self.weight, self.bias, self.stride, padding, self.dilation,
+                              self.groups)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C, D, H, W): PyTorch's ``Conv3d(in, out, kernel_size,
+    stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros')``.
+
+    >>> Conv3d(2, 3, 2, bias=False)(eagerad.ones(1, 2, 3, 3, 3)).shape
+    (1, 3, 2, 2, 2)
+    """
+    _dims = 3
+    _function = staticmethod(convolution_nd.conv3d)
+
+
+class ConvTranspose1d(_ConvNd):
+    """Transposed 1-D convolution: PyTorch's ``ConvTranspose1d(in, out, kernel_size,
+    stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1)``.
+
+    >>> ConvTranspose1d(2, 1, 2, stride=2, bias=True)(eagerad.ones(1, 2, 3)).shape
+    (1, 1, 6)
+    """
+    _dims, _transposed = 1, True
+    _function = staticmethod(convolution_nd.conv_transpose1d)
+
+
+class ConvTranspose3d(_ConvNd):
+    """Transposed 3-D convolution: PyTorch's ``ConvTranspose3d`` arguments (as
+    ``ConvTranspose1d``).
+
+    >>> ConvTranspose3d(1, 1, 2, stride=2, bias=True)(eagerad.ones(1, 1, 2, 2, 2)).shape
+    (1, 1, 4, 4, 4)
+    """
+    _dims, _transposed = 3, True
+    _function = staticmethod(convolution_nd.conv_transpose3d)
+
+
 class _Pool(Cell):
     """Binds a pooling layer's arguments in either face; MindSpore's ``pad_mode``
     'valid', 'pad' or 'same' (as TensorFlow's: ceil(n / stride) windows, the padding
@@ -500,6 +554,15 @@ class BatchNorm2d(_BatchNorm):
     >>> BatchNorm2d(3, track_running_stats=True)(eagerad.randn(4, 3, 2, 2)).shape
     (4, 3, 2, 2)
     """
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of (N, C, D, H, W) input per channel.
+
+    >>> BatchNorm3d(2, track_running_stats=True)(eagerad.randn(3, 2, 2, 2, 2)).shape
+    (3, 2, 2, 2, 2)
+    """
+    _ndims = (5,)
 
 
 class BatchNorm1d(_BatchNorm):

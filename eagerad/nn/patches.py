@@ -10,7 +10,11 @@ True
 import numpy as np
 
 from .. import ops
+from ..ops.convolution import avg_pool1d, avg_pool2d
+from ..ops.pooling_nd import avg_pool3d
 from ..tensor import Tensor
+
+_AVERAGES = {1: avg_pool1d, 2: avg_pool2d, 3: avg_pool3d}
 
 
 def _pair(v, n, name):
@@ -57,10 +61,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 def _lp_pool(name, spatial):
     def fn(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-        from . import functional as F     # (functional imports this module)
         kernel = (kernel_size,) * spatial if isinstance(kernel_size, int) else tuple(kernel_size)
-        pool = getattr(F, f"avg_pool{spatial}d")
-        out = pool(input ** norm_type, kernel, stride, 0, ceil_mode)
+        out = _AVERAGES[spatial](input ** norm_type, kernel, stride, 0, ceil_mode)
         return (ops.sign(out) * ops.relu(ops.abs(out)) * float(np.prod(kernel))) ** (1.0 / norm_type)
     fn.__name__ = name
     fn.__doc__ = (f"The ``norm_type``-power average over {spatial}-D windows, times the window "

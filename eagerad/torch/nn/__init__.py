@@ -53,7 +53,7 @@ _LAYERS = """Linear Identity Flatten Dropout Sequential ModuleList ReLU Sigmoid 
     ModuleDict ParameterList ParameterDict RNN RNNCell LSTMCell GRUCell TransformerEncoderLayer
     TransformerDecoderLayer TransformerEncoder TransformerDecoder Transformer LazyLinear LazyConv1d
     LazyConv2d LazyConvTranspose2d Upsample Unflatten PixelShuffle PixelUnshuffle Bilinear
-    PairwiseDistance""".split()
+    PairwiseDistance Conv3d ConvTranspose1d ConvTranspose3d BatchNorm3d""".split()
 for _name in _LAYERS:
     globals()[_name] = _face_class(getattr(_nn, _name))
 del _name

@@ -15,7 +15,8 @@ from ... import nn as _nn
 _SUBMODULES = {
     "module": "Module",
     "linear": "Linear Identity Bilinear LazyLinear",
-    "conv": "Conv1d Conv2d ConvTranspose2d LazyConv1d LazyConv2d LazyConvTranspose2d",
+    "conv": "Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d LazyConv1d "
+            "LazyConv2d LazyConvTranspose2d",
     "loss": "L1Loss MSELoss BCELoss BCEWithLogitsLoss CrossEntropyLoss HuberLoss KLDivLoss "
             "NLLLoss SmoothL1Loss CosineEmbeddingLoss GaussianNLLLoss HingeEmbeddingLoss "
             "MarginRankingLoss MultiLabelMarginLoss MultiLabelSoftMarginLoss MultiMarginLoss "
@@ -24,7 +25,7 @@ _SUBMODULES = {
                   "Hardtanh LeakyReLU LogSigmoid Mish ReLU6 SiLU Softplus Softsign Tanhshrink "
                   "MultiheadAttention GLU Threshold Softmin Softmax2d Hardshrink Softshrink PReLU",
     "container": "Sequential ModuleList ModuleDict ParameterList ParameterDict",
-    "batchnorm": "BatchNorm1d BatchNorm2d",
+    "batchnorm": "BatchNorm1d BatchNorm2d BatchNorm3d",
     "normalization": "LayerNorm GroupNorm LocalResponseNorm RMSNorm",
     "instancenorm": "InstanceNorm1d InstanceNorm2d InstanceNorm3d",
     "dropout": "Dropout Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout",
