@@ -33,6 +33,7 @@ from .. import dtype as _dtype
 from .. import ops as _ops
 from ..dtype import (bool_ as bool, float16, float32, float64, int8, int16, int32, int64,
                      uint8, get_default_dtype, set_default_dtype)
+from ..dtype import cdouble, cfloat, complex64, complex128
 from ..device import Device as device
 from ..context import get_default_device, set_default_device
 from ..autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled

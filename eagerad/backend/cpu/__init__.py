@@ -91,7 +91,11 @@ def astype(a, dtype):
 
     >>> astype(np.array([1.7, -1.2]), "int32")
     array([ 1, -1], dtype=int32)
+    >>> astype(np.array([1.5 + 2j]), "float64")     # complex to real keeps the real part
+    array([1.5])
     """
+    if a.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        a = a.real
     return a.astype(dtype)
 
 
