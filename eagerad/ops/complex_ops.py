@@ -138,7 +138,7 @@ def is_complex(input):
     return _tensor(input).dtype.kind == "c"
 
 
-@export(methods=("conj", "conj_physical", "resolve_conj"), aliases=("conj_physical",))
+@export(methods=("conj", "conj_physical"), aliases=("conj_physical",))
 def conj(input):
     """The complex conjugate ``a - ib``; a real tensor is its own conjugate (returned as is).
 

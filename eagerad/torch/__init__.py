@@ -165,6 +165,7 @@ def numel(input):
 
 
 from . import autograd, cuda, func, linalg, nn, optim, special, utils, backends  # noqa: E402
+from . import fft  # noqa: E402
 from . import serialization  # noqa: E402
 from . import onnx  # noqa: E402
 from ..samplers import Generator  # noqa: E402  (for random_split, samplers, DataLoader)

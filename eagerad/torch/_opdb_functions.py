@@ -516,12 +516,13 @@ def _identity(name, doc):
     return _made(fn, name, doc, f"torch.{name}(torch.tensor([1.0])).tolist()", "[1.0]")
 
 
-resolve_neg = _identity("resolve_neg", "``torch.resolve_neg``: nothing to resolve on real tensors.")
+resolve_conj = _identity("resolve_conj", "``torch.resolve_conj``: conjugation is never lazy here.")
+resolve_neg = _identity("resolve_neg", "``torch.resolve_neg``: negation is never lazy here.")
 from ..ops.complex_ops import (angle, conj, imag, polar, real, view_as_complex,  # noqa: E402
                                view_as_real)
 from ..ops.complex_ops import complex_ as complex  # noqa: E402
-conj_physical = resolve_conj = conj
-__all__ += ["angle", "complex", "conj", "conj_physical", "imag", "polar", "real", "resolve_conj",
+conj_physical = conj
+__all__ += ["angle", "complex", "conj", "conj_physical", "imag", "polar", "real",
             "view_as_complex", "view_as_real"]
 
 
