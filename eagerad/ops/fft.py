@@ -122,3 +122,48 @@ def resize(x, axis, n):
     pad_shape = tuple(x.shape[:axis]) + (n - have,) + tuple(x.shape[axis + 1:])
     zeros = _math.as_tensor(np.zeros(pad_shape, x.dtype), x)
     return concat([x, zeros], axis=axis)
+
+
+def frames(x, length, hop):
+    """Overlapping windows of the last axis: ``out[..., t, k] = x[..., t * hop + k]`` for
+    every ``t`` whose window fits (a gather, differentiable in ``x``).
+
+    >>> import eagerad
+    >>> frames(eagerad.arange(5), 3, 2).tolist()
+    [[0, 1, 2], [2, 3, 4]]
+    """
+    count = 1 + (x.shape[-1] - length) // hop
+    if x.shape[-1] < length or count < 1:
+        raise ValueError(f"frames: a window of {length} samples does not fit a signal of "
+                         f"{x.shape[-1]}")
+    index = np.arange(count)[:, None] * hop + np.arange(length)[None, :]
+    return x[(Ellipsis, _math.as_tensor(index, x))]
+
+
+def stft(x, n_fft, hop, window, center, pad_mode, normalized, onesided):
+    """The short-time Fourier transform of ``x`` (``(L,)`` or ``(B, L)``): frames of
+    ``n_fft`` samples every ``hop`` (the signal padded by ``n_fft // 2`` at both ends first
+    when ``center``, by ``pad_mode``), times ``window`` (``n_fft`` samples or None),
+    transformed; the result is ``(..., frequencies, frames)``, ``n_fft // 2 + 1``
+    frequencies when ``onesided``, scaled by ``1/sqrt(n_fft)`` when ``normalized``.
+
+    >>> import eagerad
+    >>> stft(eagerad.ones(8), 4, 4, None, False, "reflect", False, True)[:, 0].tolist()
+    [(4+0j), 0j, 0j]
+    """
+    from .arrangement import pad
+    if center:                     # padded as a (1, channels, samples) signal, as PyTorch
+        half = n_fft // 2
+        lead = tuple(x.shape[:-1])
+        x = pad(x.reshape((1,) * (3 - x.ndim) + tuple(x.shape)), (half, half), pad_mode)
+        x = x.reshape(lead + (x.shape[-1],))
+    pieces = frames(x, n_fft, hop)
+    if window is not None:
+        pieces = pieces * window
+    norm = "ortho" if normalized else "backward"
+    axis = pieces.ndim - 1
+    if onesided:
+        out = r2c(pieces, axes=(axis,), norm=norm)
+    else:
+        out = c2c(pieces, axes=(axis,), forward=True, norm=norm)
+    return out.swapaxes(-1, -2)

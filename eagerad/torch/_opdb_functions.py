@@ -521,8 +521,9 @@ resolve_neg = _identity("resolve_neg", "``torch.resolve_neg``: negation is never
 from ..ops.complex_ops import (angle, conj, imag, polar, real, view_as_complex,  # noqa: E402
                                view_as_real)
 from ..ops.complex_ops import complex_ as complex  # noqa: E402
+from .fft import stft  # noqa: E402
 conj_physical = conj
-__all__ += ["angle", "complex", "conj", "conj_physical", "imag", "polar", "real",
+__all__ += ["angle", "complex", "conj", "conj_physical", "imag", "polar", "real", "stft",
             "view_as_complex", "view_as_real"]
 
 
@@ -848,7 +849,7 @@ TENSOR_METHODS = {
     "aminmax": aminmax, "norm": norm, "triangular_solve": triangular_solve, "to": _to, "cholesky": cholesky, "cholesky_solve": cholesky_solve,
     "cholesky_inverse": cholesky_inverse, "pinverse": pinverse, "qr": qr, "svd": svd,
     "renorm": renorm, "mvlgamma": mvlgamma, "angle": angle, "prelu": prelu,
-    "adjoint": adjoint, "where": _where_method,
+    "adjoint": adjoint, "where": _where_method, "stft": stft,
     "real": property(real, doc="The real part (a real tensor is its own)."),
     "imag": property(imag, doc="The imaginary part of a complex tensor."),
     "__rdiv__": lambda self, other: _ops.div(other, self),

@@ -18,7 +18,7 @@ from .. import dtype as _dt
 from ..ops import arrangement as _arrangement
 from ..ops import fft as _core
 from ..ops import shape as _shape
-from ..ops.complex_ops import conj as _conj
+from ..ops.complex_ops import conj as _conj, view_as_real as _view_as_real
 from ..tensor import Tensor as _Tensor
 from ._creation import tensor as _tensor
 
@@ -363,3 +363,49 @@ def ifftshift(input, dim=None):
     [0, 1, 2, 3, 4]
     """
     return _shifted(input, dim, -1)
+
+
+def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
+         pad_mode="reflect", normalized=False, onesided=None, return_complex=None):
+    """``torch.stft`` (and ``Tensor.stft``): frames of ``n_fft`` samples every
+    ``hop_length`` (default ``n_fft // 4``), times ``window`` (``win_length`` samples,
+    centred in ``n_fft``; default all ones), transformed; ``(..., n_fft // 2 + 1, frames)``
+    for real input unless ``onesided=False``.  ``return_complex`` must be given, as in
+    PyTorch; ``False`` returns ``view_as_real`` of the result.
+
+    >>> import eagerad.torch as torch
+    >>> torch.stft(torch.ones(16), 8, return_complex=True).shape
+    torch.Size([5, 5])
+    """
+    x = _input(input, "stft")
+    if return_complex is None:
+        raise RuntimeError("stft requires the return_complex parameter be given for real "
+                           "inputs; return_complex=True is recommended (False gives "
+                           "view_as_real of the result)")
+    if x.ndim not in (1, 2):
+        raise ValueError(f"stft: expected a 1-D or 2-D input, got shape {tuple(x.shape)}")
+    hop = n_fft // 4 if hop_length is None else int(hop_length)
+    win_length = n_fft if win_length is None else int(win_length)
+    if not 0 < win_length <= n_fft or hop < 1:
+        raise ValueError(f"stft: need 0 < win_length <= n_fft and hop_length > 0, got "
+                         f"n_fft={n_fft}, win_length={win_length}, hop_length={hop}")
+    if window is None and win_length < n_fft:
+        window = _tensor(_np.ones(win_length, _dt.real_of(x.dtype) if x.dtype.kind in "fc"
+                                  else _dt.default_float))
+    if window is not None:
+        if tuple(window.shape) != (win_length,):
+            raise ValueError(f"stft: window must have shape ({win_length},), got "
+                             f"{tuple(window.shape)}")
+        left = (n_fft - win_length) // 2          # centred in the frame, zeros around it
+        window = _arrangement.pad(window, (left, n_fft - win_length - left))
+    complex_input = x.dtype.kind == "c" or (window is not None and window.dtype.kind == "c")
+    if onesided is None:
+        onesided = not complex_input
+    elif onesided and complex_input:
+        raise RuntimeError("stft: onesided=True needs a real input and a real window")
+    if not complex_input and x.dtype.kind != "f":
+        x = x.astype(_dt.default_float)
+    if not onesided and x.dtype.kind != "c":
+        x = _as_complex(x)
+    out = _core.stft(x, n_fft, hop, window, center, pad_mode, normalized, onesided)
+    return out if return_complex else _view_as_real(out)
