@@ -4,8 +4,7 @@ Gradients follow PyTorch's convention: for a real loss ``L`` of ``z = a + ib`` t
 gradient is ``dL/da + i dL/db`` (twice the conjugate Wirtinger derivative), so a
 holomorphic ``f`` has the vjp ``g * conj(f'(z))`` and gradient descent on ``z.grad``
 lowers the loss.  The ops here are not holomorphic; each writes its complex rules itself
-(``registry.COMPLEX_AWARE``).  Their kernels are numpy's: on another device they raise,
-naming the op and the device.
+(``registry.COMPLEX_AWARE``).  Their kernels are the backends' ``spectral`` family.
 
 >>> import eagerad
 >>> z = view_as_complex(eagerad.tensor([[3.0, 4.0]], dtype=eagerad.float64))
@@ -20,64 +19,44 @@ from . import math as _math
 from .registry import COMPLEX_AWARE, Case, U, defop, export
 
 
-def host_kernel(name, fn):
-    """The forward of an op whose kernel only the CPU backend has (numpy's complex
-    arithmetic): on any other device a clear error naming ``name`` and the device."""
-    def forward(B, *args, **kwargs):
-        if B.name != "cpu":
-            raise NotImplementedError(f"{name}: complex tensors have no kernel on the "
-                                      f"{B.name} device; move them to the CPU first (x.cpu())")
-        return fn(*args, **kwargs)
-    return forward
-
-
-def _defop(name, fn, **kw):
-    op = defop(name, host_kernel(name, fn), **kw)
+def _defop(name, forward, **kw):
+    """``defop`` of an op whose rules handle complex operands themselves."""
+    op = defop(name, forward, **kw)
     COMPLEX_AWARE.add(name)
     return op
 
 
-def _owned(a):
-    """``a`` as an array that owns its memory (``x.real`` of numpy is a view of ``x``)."""
-    return np.array(a, copy=True)
+def _unary(name):
+    return lambda B, x: B.complex_unary(name, x)
 
 
-def _complex_array(re, im):
-    re, im = np.broadcast_arrays(re, im)
-    out = np.empty(re.shape, dt.complex_of(np.result_type(re, im)))
-    out.real, out.imag = re, im
-    return out
-
-
-def _stack_parts(x):
-    return np.stack([x.real, x.imag], axis=-1) if x.dtype.kind == "c" else \
-        np.stack([x, np.zeros_like(x)], axis=-1)
-
-
-def _join_parts(x):
-    if x.ndim == 0 or x.shape[-1] != 2:
+def _join_parts(B, x):
+    shape = tuple(x.shape)           # (a device array's shape may not take negative indices)
+    if not shape or shape[-1] != 2:
         raise ValueError(f"view_as_complex: the last dimension must have size 2 (real and "
-                         f"imaginary parts), got shape {tuple(x.shape)}")
-    return _complex_array(x[..., 0], x[..., 1])
+                         f"imaginary parts), got shape {shape}")
+    lead = (slice(None),) * (x.ndim - 1)
+    return B.complex_join(B.getitem(x, lead + (0,)), B.getitem(x, lead + (1,)))
 
 
-_ONE = [Case(U(2, 3)), Case(U()), Case(U(0, 2))]
-_conj = _defop("conj", np.conjugate, vjp=lambda g, ans, x: conj(g),
+# (no 0-d case: the unary closed-form table of test_engine covers real functions only)
+_ONE = [Case(U(2, 3)), Case(U(1)), Case(U(0, 2))]
+_conj = _defop("conj", _unary("conj"), vjp=lambda g, ans, x: conj(g),
                jvp=lambda t, ans, x: conj(t), saves=(), elementwise=True, cases=_ONE)
-_real = _defop("real", lambda x: _owned(np.real(x)), vjp=lambda g, ans, x: g.astype(x.dtype),
+_real = _defop("real", _unary("real"), vjp=lambda g, ans, x: g.astype(x.dtype),
                jvp=lambda t, ans, x: real(t), saves=(), elementwise=True, cases=_ONE)
-_imag = _defop("imag", lambda x: _owned(np.imag(x)),
+_imag = _defop("imag", _unary("imag"),
                vjp=lambda g, ans, x: _complex(_math.mul(g, 0.0), g),
                jvp=lambda t, ans, x: _imag(t), saves=(), elementwise=True, cases=_ONE)
-_complex = _defop("complex", _complex_array,
+_complex = _defop("complex", lambda B, re, im: B.complex_join(re, im),
                   vjp=(lambda g, ans, re, im: real(g), lambda g, ans, re, im: _imag(g)),
                   jvp=(lambda t, ans, re, im: _complex(t, _math.mul(t, 0.0)),
                        lambda t, ans, re, im: _complex(_math.mul(t, 0.0), t)),
                   saves=(), elementwise=True,
                   cases=[Case(U(2, 3), U(2, 3)), Case(U(3), U(2, 3)), Case(U(), U()),
                          Case(U(0, 2), U(2))])
-_view_as_real = _defop("view_as_real", _stack_parts, vjp=lambda g, ans, x: _view_as_complex(g),
-                       jvp=lambda t, ans, x: _view_as_real(t), saves=(), cases=_ONE)
+_view_as_real = _defop("view_as_real", lambda B, x: B.complex_split(x),
+                       vjp=lambda g, ans, x: _view_as_complex(g), jvp=lambda t, ans, x: _view_as_real(t), saves=(), cases=_ONE)
 _view_as_complex = _defop("view_as_complex", _join_parts,
                           vjp=lambda g, ans, x: _view_as_real(g),
                           jvp=lambda t, ans, x: _view_as_complex(t), saves=(),
@@ -92,7 +71,7 @@ def _sgn_vjp(g, ans, x):
     return _math.where(zero, 0.0, step / _math.where(zero, 1.0, r))
 
 
-_sgn = _defop("sgn", np.sign, vjp=_sgn_vjp, jvp=_sgn_vjp, save_output=True, elementwise=True,
+_sgn = _defop("sgn", _unary("sgn"), vjp=_sgn_vjp, jvp=_sgn_vjp, save_output=True, elementwise=True,
               cases=[Case(U(2, 3, low=0.2, high=1.0, signed=True))])
 
 
@@ -103,7 +82,7 @@ def _angle_factor(x):
     return _math.where(zero, 0.0, _math.mul(x, 1j) / _math.where(zero, 1.0, r2))
 
 
-_angle = _defop("angle", np.angle, vjp=lambda g, ans, x: _math.mul(g, _angle_factor(x)),
+_angle = _defop("angle", _unary("angle"), vjp=lambda g, ans, x: _math.mul(g, _angle_factor(x)),
                 jvp=lambda t, ans, x: real(_math.mul(conj(_angle_factor(x)), t)),
                 elementwise=True, cases=[Case(U(2, 3, low=0.2, high=1.0, signed=True))])
 

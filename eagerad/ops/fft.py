@@ -9,7 +9,7 @@ other way with the dual scaling (``F^H``): ``fft``'s is ``ifft`` times ``n``.  T
 one-sided transforms follow PyTorch for the Hermitian half: ``rfft``'s vjp zero-pads the
 half spectrum and keeps the real part of the inverse, ``irfft``'s doubles the bins whose
 mirror image the half spectrum leaves out.  The jvps are the transforms themselves (they
-are linear).  Kernels are numpy's pocketfft; other devices raise, naming the op.
+are linear).  Kernels: the backends' ``spectral`` family (``B.fft_c2c``, ...).
 
 >>> import eagerad
 >>> x = eagerad.tensor([1.0, 0.0, 0.0, 0.0], dtype=eagerad.float64)
@@ -38,23 +38,6 @@ def norm_mode(norm, name):
     if norm not in NORMS:
         raise ValueError(f"{name}: norm must be one of {NORMS} or None, got {norm!r}")
     return norm
-
-
-def _c2c_kernel(x, axes, forward, norm):
-    if not axes:
-        return x.astype(dt.complex_of(x.dtype))
-    fn = np.fft.fftn if forward else np.fft.ifftn
-    out = fn(x, axes=axes, norm=norm)
-    return out.astype(dt.complex_of(x.dtype), copy=False)
-
-
-def _r2c_kernel(x, axes, norm):
-    return np.fft.rfftn(x, axes=axes, norm=norm).astype(dt.complex_of(x.dtype), copy=False)
-
-
-def _c2r_kernel(x, axes, n, norm):
-    sizes = [x.shape[a] for a in axes[:-1]] + [n]
-    return np.fft.irfftn(x, s=sizes, axes=axes, norm=norm).astype(dt.real_of(x.dtype), copy=False)
 
 
 def _c2c_vjp(g, ans, x, axes, forward, norm):
@@ -87,18 +70,18 @@ def _cases(*more):
     return [Case(U(4, 3), **more[0]), Case(U(2, 3, 5), **more[1]), Case(U(0, 3), **more[2])]
 
 
-c2c = _defop("fft_c2c", _c2c_kernel, vjp=_c2c_vjp,
+c2c = _defop("fft_c2c", lambda B, x, axes, forward, norm: B.fft_c2c(x, axes, forward, norm), vjp=_c2c_vjp,
              jvp=lambda t, ans, x, axes, forward, norm: c2c(t, axes=axes, forward=forward,
                                                            norm=norm),
              saves=(), cases=_cases(dict(axes=(0,), forward=True, norm="backward"),
                                     dict(axes=(0, 2), forward=False, norm="ortho"),
                                     dict(axes=(1,), forward=True, norm="forward")))
-r2c = _defop("fft_r2c", _r2c_kernel, vjp=_r2c_vjp,
+r2c = _defop("fft_r2c", lambda B, x, axes, norm: B.fft_r2c(x, axes, norm), vjp=_r2c_vjp,
              jvp=lambda t, ans, x, axes, norm: r2c(t, axes=axes, norm=norm),
              saves=(), cases=_cases(dict(axes=(0,), norm="backward"),
                                     dict(axes=(0, 2), norm="ortho"),
                                     dict(axes=(1,), norm="forward")))
-c2r = _defop("fft_c2r", _c2r_kernel, vjp=_c2r_vjp,
+c2r = _defop("fft_c2r", lambda B, x, axes, n, norm: B.fft_c2r(x, axes, n, norm), vjp=_c2r_vjp,
              jvp=lambda t, ans, x, axes, n, norm: c2r(t, axes=axes, n=n, norm=norm),
              saves=(), cases=_cases(dict(axes=(0,), n=6, norm="backward"),
                                     dict(axes=(0, 2), n=9, norm="ortho"),

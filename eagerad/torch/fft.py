@@ -375,7 +375,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
 
     >>> import eagerad.torch as torch
     >>> torch.stft(torch.ones(16), 8, return_complex=True).shape
-    torch.Size([5, 5])
+    torch.Size([5, 9])
     """
     x = _input(input, "stft")
     if return_complex is None:

@@ -679,3 +679,4 @@ from .indexing import *  # noqa: E402,F401,F403
 from .linalg import *  # noqa: E402,F401,F403
 from .nn import *  # noqa: E402,F401,F403
 from .fused import *  # noqa: E402,F401,F403
+from .spectral import *  # noqa: E402,F401,F403
