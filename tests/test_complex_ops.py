@@ -119,6 +119,11 @@ def test_bad_input_is_named():
         C.complex_(eagerad.tensor([1.0]), eagerad.tensor([1.0], dtype=F64))
     with pytest.raises(TypeError, match="view_as_real: expected a complex"):
         C.view_as_real(eagerad.tensor([1.0]))
+    z = eagerad.tensor([1 + 2j])
+    for fn, name in ((lambda: z < z, "lt"), (lambda: eagerad.ops.maximum(z, z), "maximum"),
+                     (lambda: eagerad.ops.relu(z), "relu")):
+        with pytest.raises(TypeError, match=f"{name}: not defined for complex"):
+            fn()
 
 
 def test_real_tensors_pass_through_unchanged():

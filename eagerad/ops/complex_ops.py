@@ -88,12 +88,22 @@ _angle = _defop("angle", _unary("angle"), vjp=lambda g, ans, x: _math.mul(g, _an
 
 
 def abs_vjp(g, ans, x):
-    """The gradient of ``|x|``: ``g * sign(x)``, for complex ``x`` ``g * x / |x|``."""
+    """The gradient of ``|x|``: ``g * sign(x)``, for complex ``x`` ``g * x / |x|``.
+
+    >>> import eagerad
+    >>> abs_vjp(eagerad.tensor([2.0]), None, eagerad.tensor([3 + 4j])).tolist()
+    [(1.2+1.6j)]
+    """
     return _math.mul(g, _sgn(x) if x.dtype.kind == "c" else _math.sign(x))
 
 
 def abs_jvp(t, ans, x):
-    """The tangent of ``|x|``: ``t * sign(x)``, for complex ``x`` ``Re(conj(x / |x|) t)``."""
+    """The tangent of ``|x|``: ``t * sign(x)``, for complex ``x`` ``Re(conj(x / |x|) t)``.
+
+    >>> import eagerad
+    >>> abs_jvp(eagerad.tensor([1j]), None, eagerad.tensor([3 + 4j])).tolist()
+    [0.8]
+    """
     if x.dtype.kind == "c":
         return real(_math.mul(conj(_sgn(x)), t))
     return _math.mul(t, _math.sign(x))

@@ -139,6 +139,18 @@ BINARY = {
 }
 
 
+# Ops of the tables that have no meaning for complex numbers (orderings, roundings, real
+# activations): numpy would order complex numbers lexicographically or read sign as z/|z|,
+# PyTorch refuses them, so complex operands raise here instead of giving another number.
+REAL_ONLY = {"maximum", "minimum", "floordiv", "mod", "atan2", "lt", "le", "gt", "ge",
+             "relu", "sigmoid", "sign", "floor", "ceil", "round"}
+
+
+def _refuse_complex(op):
+    raise TypeError(f"{op}: not defined for complex tensors (as in PyTorch); use the real "
+                    "and imaginary parts, or abs()")
+
+
 # Large elementwise ops run on every core.  Which way was measured per dtype on
 # this machine (llvmlite without SVML): numpy's loops release the GIL, so slices
 # of them run in threads (float32 transcendental loops are SIMD; memory-bound
@@ -257,6 +269,8 @@ def unary(op, x):
             return kernels.tanh_f32(x) if op == "tanh" else kernels.unary_parallel(op, x)
         if op in _SAME_DTYPE:
             return _run(UNARY[op], pool.empty_like(x), x)
+    if op in REAL_ONLY and x.dtype.kind == "c":
+        _refuse_complex(op)
     out = UNARY[op](x)
     return out if type(out) is np.ndarray else np.asarray(out)
 
@@ -309,6 +323,10 @@ def binary(op, x, y):
         out = _float_out(x, y)
         if out is not None:
             return _run(BINARY[op], out, x, y)
+    if op in REAL_ONLY and (type(x) is complex or type(y) is complex or
+                            getattr(x, "dtype", None) is not None and x.dtype.kind == "c" or
+                            getattr(y, "dtype", None) is not None and y.dtype.kind == "c"):
+        _refuse_complex(op)
     out = BINARY[op](x, y)
     return out if type(out) is np.ndarray else np.asarray(out)
 
