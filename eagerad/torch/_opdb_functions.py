@@ -518,13 +518,13 @@ def _identity(name, doc):
 
 resolve_conj = _identity("resolve_conj", "``torch.resolve_conj``: conjugation is never lazy here.")
 resolve_neg = _identity("resolve_neg", "``torch.resolve_neg``: negation is never lazy here.")
-from ..ops.complex_ops import (angle, conj, imag, polar, real, view_as_complex,  # noqa: E402
-                               view_as_real)
+from ..ops.complex_ops import (angle, conj, imag, is_complex, polar, real,  # noqa: E402
+                               view_as_complex, view_as_real)
 from ..ops.complex_ops import complex_ as complex  # noqa: E402
 from .fft import stft  # noqa: E402
 conj_physical = conj
-__all__ += ["angle", "complex", "conj", "conj_physical", "imag", "polar", "real", "stft",
-            "view_as_complex", "view_as_real"]
+__all__ += ["angle", "complex", "conj", "conj_physical", "imag", "is_complex", "polar", "real",
+            "stft", "view_as_complex", "view_as_real"]
 
 
 def _copy_of(name, fn, args, result):
