@@ -56,7 +56,8 @@ _complex = _defop("complex", lambda B, re, im: B.complex_join(re, im),
                   cases=[Case(U(2, 3), U(2, 3)), Case(U(3), U(2, 3)), Case(U(), U()),
                          Case(U(0, 2), U(2))])
 _view_as_real = _defop("view_as_real", lambda B, x: B.complex_split(x),
-                       vjp=lambda g, ans, x: _view_as_complex(g), jvp=lambda t, ans, x: _view_as_real(t), saves=(), cases=_ONE)
+                       vjp=lambda g, ans, x: _view_as_complex(g),
+                       jvp=lambda t, ans, x: _view_as_real(t), saves=(), cases=_ONE)
 _view_as_complex = _defop("view_as_complex", _join_parts,
                           vjp=lambda g, ans, x: _view_as_real(g),
                           jvp=lambda t, ans, x: _view_as_complex(t), saves=(),

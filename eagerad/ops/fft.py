@@ -70,7 +70,8 @@ def _cases(*more):
     return [Case(U(4, 3), **more[0]), Case(U(2, 3, 5), **more[1]), Case(U(0, 3), **more[2])]
 
 
-c2c = _defop("fft_c2c", lambda B, x, axes, forward, norm: B.fft_c2c(x, axes, forward, norm), vjp=_c2c_vjp,
+c2c = _defop("fft_c2c", lambda B, x, axes, forward, norm: B.fft_c2c(x, axes, forward, norm),
+             vjp=_c2c_vjp,
              jvp=lambda t, ans, x, axes, forward, norm: c2c(t, axes=axes, forward=forward,
                                                            norm=norm),
              saves=(), cases=_cases(dict(axes=(0,), forward=True, norm="backward"),
@@ -93,8 +94,10 @@ def resize(x, axis, n):
     ``n``/``s`` arguments do), by differentiable slicing and concatenation.
 
     >>> import eagerad
-    >>> resize(eagerad.tensor([1.0, 2.0, 3.0]), 0, 2).tolist(), resize(eagerad.tensor([1.0]), 0, 3).tolist()
-    ([1.0, 2.0], [1.0, 0.0, 0.0])
+    >>> resize(eagerad.tensor([1.0, 2.0, 3.0]), 0, 2).tolist()
+    [1.0, 2.0]
+    >>> resize(eagerad.tensor([1.0]), 0, 3).tolist()
+    [1.0, 0.0, 0.0]
     """
     from .shape import concat
     have = x.shape[axis]

@@ -13,7 +13,8 @@ import numpy as np
 __all__ = ["complex_unary", "complex_join", "complex_split", "fft_c2c", "fft_r2c", "fft_c2r",
            "eig"]
 
-_COMPLEX = {np.dtype(np.float16): np.dtype(np.complex64), np.dtype(np.float32): np.dtype(np.complex64),
+_COMPLEX = {np.dtype(np.float16): np.dtype(np.complex64),
+            np.dtype(np.float32): np.dtype(np.complex64),
             np.dtype(np.float64): np.dtype(np.complex128)}
 
 
