@@ -33,6 +33,7 @@ from .. import dtype as _dtype
 from .. import ops as _ops
 from ..dtype import (bool_ as bool, float16, float32, float64, int8, int16, int32, int64,
                      uint8, get_default_dtype, set_default_dtype)
+from ..dtype import cdouble, cfloat, complex64, complex128
 from ..device import Device as device
 from ..context import get_default_device, set_default_device
 from ..autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -166,6 +167,7 @@ def numel(input):
 from . import autograd, cuda, func, linalg, nn, optim, special, utils, backends  # noqa: E402
 from . import amp, distributions, hub, jit, random, testing  # noqa: E402,F401
 from .amp import autocast  # noqa: E402,F401
+from . import fft  # noqa: E402
 from . import serialization  # noqa: E402
 from . import onnx  # noqa: E402
 from ..samplers import Generator  # noqa: E402  (for random_split, samplers, DataLoader)
