@@ -177,3 +177,4 @@ from . import distributed  # noqa: E402,F401  (torch.distributed, over MPI)
 from ._linalg_functions import lu, lu_solve, lu_unpack, orgqr, ormqr  # noqa: E402,F401
 from ..ops import frexp, i0, nextafter  # noqa: E402,F401  (special functions, issue 20)
 from ..ops import gradient  # noqa: E402,F401  (torch.gradient, issue 20)
+from ..ops import index_reduce, scatter_reduce  # noqa: E402,F401  (issue 20: scatter/index reductions)
