@@ -178,3 +178,6 @@ from ._linalg_functions import lu, lu_solve, lu_unpack, orgqr, ormqr  # noqa: E4
 from ..ops import frexp, i0, nextafter  # noqa: E402,F401  (special functions, issue 20)
 from ..ops import gradient  # noqa: E402,F401  (torch.gradient, issue 20)
 from ..ops import index_reduce, scatter_reduce  # noqa: E402,F401  (issue 20: scatter/index reductions)
+from ..ops import mode, nanquantile  # noqa: E402,F401  (issue 20: order statistics)
+from ..ops.order_statistics import nanmedian_lower as nanmedian  # noqa: E402,F401
+from . import masked  # noqa: E402,F401  (issue 20: torch.masked)
