@@ -134,26 +134,23 @@ def _sum_dtype(x, dtype):
 # --------------------------------------------------------------- reductions
 
 
-def sum(input, dim=None, *, keepdim=False, dtype=None, mask=None):
-    """Sum of the entries ``mask`` keeps over ``dim`` (0 where it keeps none).
+def _total(name, kind, reduce, example):
+    def fn(input, dim=None, *, keepdim=False, dtype=None, mask=None):
+        a = _Args(input, mask, dim, name)
+        x = _cast(a.filled(kind), _sum_dtype(a.x, dtype))
+        return a.done(reduce(x, axis=a.dims, keepdims=bool(keepdim)))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"""{name.capitalize()} of the entries ``mask`` keeps over ``dim`` ({int(kind == 'prod')}
+    where it keeps none); small integer types give int64, as PyTorch.
 
-    >>> sum(eagerad.tensor([1.0, 2.0, 4.0]), mask=eagerad.tensor([True, False, True])).item()
-    5.0
+    >>> {name}(eagerad.tensor([2.0, 3.0, 4.0]), mask=eagerad.tensor([True, False, True])).item()
+    {example}
     """
-    a = _Args(input, mask, dim, "sum")
-    dtype = _sum_dtype(a.x, dtype)
-    return a.done(_red.sum(_cast(a.filled("sum"), dtype), axis=a.dims, keepdims=bool(keepdim)))
+    return fn
 
 
-def prod(input, dim=None, *, keepdim=False, dtype=None, mask=None):
-    """Product of the entries ``mask`` keeps over ``dim`` (1 where it keeps none).
-
-    >>> prod(eagerad.tensor([2.0, 0.0, 4.0]), mask=eagerad.tensor([True, False, True])).item()
-    8.0
-    """
-    a = _Args(input, mask, dim, "prod")
-    dtype = _sum_dtype(a.x, dtype)
-    return a.done(_stats.prod(_cast(a.filled("prod"), dtype), axis=a.dims, keepdims=bool(keepdim)))
+sum = _total("sum", "sum", _red.sum, 6.0)
+prod = _total("prod", "prod", _stats.prod, 8.0)
 
 
 def cumsum(input, dim, *, dtype=None, mask=None):

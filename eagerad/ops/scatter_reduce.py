@@ -23,8 +23,8 @@ import numpy as np
 
 from .. import dtype as dt
 from ..tensor import Tensor, ones
-from .indexing import (_batch_size, _gather, _grid, _in_place, _prepare, _scatter_add,
-                       _spread_index, _torch_scatter, front)
+from .indexing import (_batch_size, _gather, _grid, _in_place, _scatter_add, _spread_index,
+                       _torch_scatter, front, slices_source)
 from .math import as_tensor, where
 from .registry import Case, U, defop, export
 from .shape import broadcast_to
@@ -229,18 +229,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     """
     _reduction("index_reduce", reduce, REDUCTIONS[1:])
     x, (source,), scalar = _as_vector(input, as_tensor(source))
-    x, idx, axis = _prepare("index_reduce", x, index, dim)
-    if idx.ndim > 1:
-        raise ValueError(f"index_reduce: index must be 1-d, got shape {idx.shape}")
-    idx = idx.reshape(-1)
-    source = as_tensor(source, x)
-    want = x.shape[:axis] + (idx.size,) + x.shape[axis + 1:]
-    if source.shape != want:
-        raise ValueError(f"index_reduce: source has shape {source.shape}; with input {x.shape}, "
-                         f"index of {idx.size} entries and dim {axis} it must be {want}")
-    if source.dtype != x.dtype:
-        source = source.astype(x.dtype)
-    full = broadcast_to(_spread_index(idx, axis, x.ndim), want)
+    x, idx, axis, source = slices_source("index_reduce", x, index, dim, source)
+    full = broadcast_to(_spread_index(idx, axis, x.ndim), source.shape)
     result = _scatter_reduce(x, source, full, axis=axis, reduce=reduce,
                              include_self=bool(include_self))
     return result.reshape(()) if scalar else result
