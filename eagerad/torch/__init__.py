@@ -185,3 +185,7 @@ from .nn.functional import (adaptive_avg_pool1d, conv3d, conv_transpose1d,  # no
 from ..ops.grid_sample import grid_sampler_2d, grid_sampler_3d  # noqa: E402,F401
 from ..ops.normalization import (native_batch_norm, native_group_norm,  # noqa: E402,F401
                                  native_layer_norm)
+from ..ops import index_reduce, scatter_reduce  # noqa: E402,F401  (issue 20: scatter/index reductions)
+from ..ops import mode, nanquantile  # noqa: E402,F401  (issue 20: order statistics)
+from ..ops.order_statistics import nanmedian_lower as nanmedian  # noqa: E402,F401
+from . import masked  # noqa: E402,F401  (issue 20: torch.masked)
