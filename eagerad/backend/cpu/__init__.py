@@ -471,9 +471,10 @@ def logsumexp(x, axis, keepdims):
     """
     if x.dtype.kind != "f" or x.dtype.char == "e":
         return _rounded(logsumexp(_computing(x), axis, keepdims), x)
-    m = np.max(x, axis=axis, keepdims=True)
+    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)   # an empty axis: -inf
     m = np.where(np.isfinite(m), m, 0)
-    out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    with np.errstate(divide="ignore"):                          # log(0) = -inf, as PyTorch
+        out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
     return out if keepdims else np.squeeze(out, axis=axis)
 
 
@@ -486,6 +487,8 @@ def softmax(x, axis):
     """
     if x.dtype.char == "e":
         return _rounded(softmax(_computing(x), axis), x)
+    if x.size == 0:                       # nothing to normalise (an empty axis included)
+        return np.exp(x)
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
 
