@@ -269,3 +269,15 @@ def test_lu_and_ex_functions_under_vmap_and_jacfwd():
     LU, piv = linalg.lu_factor(A)
     np.testing.assert_allclose(eagerad.vmap(linalg.lu_solve)(LU, piv, b).numpy(),
                                np.linalg.solve(a, b.numpy()), rtol=1e-10)
+
+
+def test_lu_inputs_are_checked():
+    LU, piv = linalg.lu_factor(t64(np.eye(3) * 2, False))
+    with pytest.raises(ValueError, match="pivots must lie in"):
+        linalg.lu_solve(LU, piv * 0 + 7, t64(np.ones((3, 1)), False))
+    with pytest.raises(ValueError, match="integer tensor"):
+        linalg.lu_unpack(LU, piv.astype(eagerad.float64))
+    with pytest.raises(ValueError, match="B needs 3 rows"):
+        linalg.lu_solve(LU, piv, t64(np.ones((2, 1)), False))
+    with pytest.raises(RuntimeError, match=r"U\[1, 1\] is exactly zero"):
+        linalg.lu_factor_ex(t64([[1.0, 2.0], [2.0, 4.0]], False), check_errors=True)
