@@ -269,3 +269,52 @@ def test_lu_and_ex_functions_under_vmap_and_jacfwd():
     LU, piv = linalg.lu_factor(A)
     np.testing.assert_allclose(eagerad.vmap(linalg.lu_solve)(LU, piv, b).numpy(),
                                np.linalg.solve(a, b.numpy()), rtol=1e-10)
+
+
+def test_lu_inputs_are_checked():
+    LU, piv = linalg.lu_factor(t64(np.eye(3) * 2, False))
+    with pytest.raises(ValueError, match="pivots must lie in"):
+        linalg.lu_solve(LU, piv * 0 + 7, t64(np.ones((3, 1)), False))
+    with pytest.raises(ValueError, match="integer tensor"):
+        linalg.lu_unpack(LU, piv.astype(eagerad.float64))
+    with pytest.raises(ValueError, match="B needs 3 rows"):
+        linalg.lu_solve(LU, piv, t64(np.ones((2, 1)), False))
+    with pytest.raises(RuntimeError, match=r"U\[1, 1\] is exactly zero"):
+        linalg.lu_factor_ex(t64([[1.0, 2.0], [2.0, 4.0]], False), check_errors=True)
+
+# ------------------------------------------------------------------ eigenvector signs
+
+
+def test_replayed_steqr_and_sytd2_are_eigendecompositions():
+    from eagerad.ops.eigh_signs import tridiagonal_vectors, tridiagonalize
+    x = RNG.standard_normal((6, 6))
+    for upper in (False, True):
+        s = np.triu(x) + np.triu(x, 1).T if upper else np.tril(x) + np.tril(x, -1).T
+        d, e, Q = tridiagonalize(s, upper)
+        T = np.diag(d) + np.diag(e, 1) + np.diag(e, -1)
+        np.testing.assert_allclose(Q @ T @ Q.T, s, atol=1e-12)
+        np.testing.assert_allclose(Q.T @ Q, np.eye(6), atol=1e-12)
+        w, Z = tridiagonal_vectors(d, e)
+        np.testing.assert_allclose(w, np.linalg.eigvalsh(s), atol=1e-12)
+        np.testing.assert_allclose(T @ Z, Z * w, atol=1e-12)
+        np.testing.assert_allclose(Z.T @ Z, np.eye(6), atol=1e-12)
+
+
+def test_torch_eigh_signs_are_pytorchs_and_the_neutral_ones_numpys():
+    import eagerad.torch as etorch
+    x = RNG.standard_normal((2, 5, 5))
+    w, v = np.linalg.eigh(x)
+    np.testing.assert_allclose(linalg.eigh(t64(x, False)).eigenvectors.numpy(), v, atol=1e-12)
+    w, v = np.linalg.eigh(x, UPLO="U")
+    ew, ev = etorch.linalg.eigh(etorch.tensor(x), UPLO="U")
+    np.testing.assert_allclose(np.abs(ev.numpy()), np.abs(v), atol=1e-12)
+    batched = eagerad.vmap(lambda m: etorch.linalg.eigh(m).eigenvectors)(etorch.tensor(x))
+    np.testing.assert_allclose(batched.numpy(), etorch.linalg.eigh(etorch.tensor(x))[1].numpy(),
+                               atol=1e-12)
+    torch = pytest.importorskip("torch")
+    for n in (3, 4, 7, 12):
+        a = RNG.standard_normal((3, n, n))
+        for uplo in "LU":
+            want = torch.linalg.eigh(torch.tensor(a), UPLO=uplo).eigenvectors.numpy()
+            got = etorch.linalg.eigh(etorch.tensor(a), UPLO=uplo).eigenvectors.numpy()
+            np.testing.assert_allclose(got, want, atol=1e-10)

@@ -72,6 +72,10 @@ def swap_rows(a, pivots, inverse=False):
     [3.0, 1.0, 2.0]
     """
     out = np.array(a, copy=True)
+    m = out.shape[-2]
+    if pivots.size and (pivots.min() < 1 or pivots.max() > m):
+        raise ValueError(f"lu: pivots must lie in [1, {m}] (1-based rows of the {m}-row "
+                         f"factorisation), got values from {pivots.min()} to {pivots.max()}")
     batch = out.shape[:-2]
     flat = out.reshape((int(np.prod(batch)),) + out.shape[-2:])
     piv = np.broadcast_to(pivots, batch + pivots.shape[-1:]).reshape(
@@ -231,6 +235,17 @@ LUResult.__doc__ = """``(P, L, U)`` of ``lu``: ``A = P L U``.
 """
 
 
+def _check_pivots(name, pivots, m):
+    """``pivots`` an integer tensor of at most ``m`` row swaps (values are checked by the
+    kernel that applies them)."""
+    if not hasattr(pivots, "dtype") or pivots.dtype.kind not in "iu" or pivots.ndim < 1 \
+            or pivots.shape[-1] > m:
+        raise ValueError(f"linalg.{name}: pivots must be an integer tensor of at most {m} row "
+                         f"swaps per matrix, got {getattr(pivots, 'dtype', type(pivots))} of "
+                         f"shape {getattr(pivots, 'shape', None)}")
+    return pivots
+
+
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
     """``(LU, pivots, info)``: the compact LU factorisation with partial pivoting (see
     the module docstring); ``info`` is 0, or i > 0 when ``U[i-1, i-1]`` is exactly 0
@@ -247,8 +262,9 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     if check_errors:
         host = np.asarray(info.numpy())
         if host.any():
-            raise RuntimeError(f"linalg.lu_factor_ex: U[{int(host.max()) - 1}, "
-                               f"{int(host.max()) - 1}] is exactly zero: the matrix is singular")
+            first = int(host[host > 0].flat[0]) - 1
+            raise RuntimeError(f"linalg.lu_factor_ex: U[{first}, {first}] is exactly zero: the "
+                               "matrix is singular")
     return LUFactorExResult(LU, pivots, info)
 
 
@@ -277,8 +293,12 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     m, n = LU_data.shape[-2:]
     empty = LU_data.reshape(-1)[:0]
     L, U = _factors(LU_data, m, n) if unpack_data else (empty, empty)
-    P = _row_swaps(const(np.eye(m), LU_data).broadcast_to(LU_pivots.shape[:-1] + (m, m)),
-                   LU_pivots, inverse=True) if unpack_pivots else empty
+    if unpack_pivots:
+        LU_pivots = _check_pivots("lu_unpack", LU_pivots, m)
+        P = _row_swaps(const(np.eye(m), LU_data).broadcast_to(LU_pivots.shape[:-1] + (m, m)),
+                       LU_pivots, inverse=True)
+    else:
+        P = empty
     return LUResult(P, L, U)
 
 
@@ -315,6 +335,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if B.shape[-2] != n:
         raise ValueError(f"linalg.lu_solve: LU of shape {LU.shape} and B of shape {B.shape} do "
                          f"not fit: B needs {n} rows")
+    pivots = _check_pivots("lu_solve", pivots, n)
     shape = np.broadcast_shapes(LU.shape[:-2], B.shape[:-2], pivots.shape[:-1])
     B = B.broadcast_to(shape + B.shape[-2:])
     pivots = pivots.broadcast_to(shape + pivots.shape[-1:])

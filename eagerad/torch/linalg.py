@@ -1,5 +1,5 @@
 """``torch.linalg``: ``eagerad.linalg`` with PyTorch's result layouts where they differ
-from numpy's (``lstsq``).
+from numpy's (``lstsq``) and the eigenvector signs of PyTorch's CPU build (``eigh``).
 
 >>> import eagerad.torch as torch
 >>> torch.linalg.det(torch.eye(2))
@@ -8,8 +8,10 @@ tensor(1.)
 import numpy as np
 
 from ..linalg import *  # noqa: F401,F403
-from ..linalg import LstsqResult, lstsq as _numpy_lstsq, svdvals
+from ..linalg import EighResult, LstsqResult, svdvals
+from ..linalg import eigh as _numpy_eigh, lstsq as _numpy_lstsq
 from ..ops.decompositions import const
+from ..ops.registry import OPS
 
 _DRIVERS = (None, "gels", "gelsy", "gelsd", "gelss")
 
@@ -39,4 +41,22 @@ def lstsq(A, B, rcond=None, *, driver=None):
         const(rank.numpy(), solution, np.int64)
     s = svdvals(A).detach() if driver in ("gelsd", "gelss") else empty
     return LstsqResult(solution, residuals, rank, s)
+
+
+def eigh(A, UPLO="L"):
+    """PyTorch's ``linalg.eigh``: ``eagerad.linalg.eigh`` with each eigenvector's sign
+    the one PyTorch's CPU build (MKL's LAPACK) gives, so that programs comparing
+    eigenvectors see PyTorch's numbers (``eagerad.ops.eigh_signs`` explains the
+    difference).  The signs are constants: gradients flow as through ``eagerad.linalg``.
+
+    >>> import eagerad.torch as torch
+    >>> w, V = torch.linalg.eigh(torch.tensor([[1.0, 2.0, 0.0], [2.0, -1.0, 1.0], [0.0, 1.0, 3.0]]))
+    >>> [round(x, 4) for x in V[:, 0].tolist()]
+    [-0.5037, 0.8493, -0.1581]
+    """
+    w, V = _numpy_eigh(A, UPLO)
+    signs = OPS["eigh_signs"](A.detach(), V.detach(), upper=UPLO == "U")
+    return EighResult(w, V * signs.unsqueeze(-2))
+
+
 from ..ops.eig import EigResult, eig, eigvals  # noqa: E402,F401 - complex results
