@@ -75,6 +75,25 @@ def _needed(order, capture):
     return need
 
 
+def _skip_mask(node, need, capture):
+    """Bit i set: input i of ``node`` needs no gradient in this walk (its edge leads to no
+    captured input and nothing there observes a gradient: no hook, no retained gradient),
+    so its rule need not run -- PyTorch's ``needs_input_grad``."""
+    mask = 0
+    i = 0
+    for edge in node.next:
+        if edge is not None:
+            target = edge[0]
+            if target not in need and target not in capture:
+                if type(target) is Node:
+                    if target.pre_hooks is None and target.retained is None:
+                        mask |= 1 << i
+                elif not target._hooks:
+                    mask |= 1 << i
+        i += 1
+    return mask
+
+
 # References to a gradient held only in the engine's buffer: the list or dict slot,
 # ``_add``'s parameter and ``sys.getrefcount``'s own argument.
 _ONLY_IN_BUFFER = 3
@@ -202,7 +221,9 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
             inputs, outs = node.unpack()
         else:                   # nothing saved to check or rebuild: unpack's answer, inlined
             inputs, outs = node.inputs, None
-        in_grads = node.backward_fn(grads, inputs, outs)
+        skip = _skip_mask(node, need, capture) if need is not None and node.op is not None else 0
+        in_grads = node.backward_fn(grads, inputs, outs, skip) if skip else \
+            node.backward_fn(grads, inputs, outs)
         if anomaly.enabled:
             anomaly.check(node, in_grads)
         if keeps and not retain_graph:

@@ -537,8 +537,9 @@ class Unsaved:
         return f"Unsaved(shape={self.shape}, dtype={self.dtype})"
 
 
-def _backward(op, kwargs, grads, inputs, outs):
-    """Node callback: gradients for each input from the output gradients.
+def _backward(op, kwargs, grads, inputs, outs, skip=0):
+    """Node callback: gradients for each input from the output gradients (None for the
+    inputs whose bit is set in ``skip``: the engine needs no gradient there).
 
     When nothing of the backward is recorded, the op's array rules (``fast``) run where
     they apply and broadcasting is undone on arrays: the same backend calls as the
@@ -552,9 +553,9 @@ def _backward(op, kwargs, grads, inputs, outs):
         ans = tuple(outs)
         g = tuple(gi if gi is not None else zeros_like(ans[i]) for i, gi in enumerate(grads))
     if grad_state.enabled or forward_ad.levels or type(g) is not Tensor or g._requires_grad:
-        return _backward_rules(op, kwargs, g, ans, inputs)
+        return _backward_rules(op, kwargs, g, ans, inputs, skip)
     arrays = _input_grads(op, kwargs, inputs, g._data, ans._data if ans is not None else None,
-                          g._device, g, ans, None)
+                          g._device, g, ans, None, skip)
     return [None if arr is None else Tensor._make(arr, a._device)
             for arr, a in zip(arrays, inputs)]
 
@@ -636,11 +637,11 @@ def _lean_backward(op):
     return backward
 
 
-def _input_grads(op, kwargs, inputs, gd, ad, device, g, ans, node):
+def _input_grads(op, kwargs, inputs, gd, ad, device, g, ans, node, skip=0):
     """Gradient arrays of ``inputs`` from the output gradient array ``gd`` (and output
     array ``ad``): the op's array rules (``fast``) where they apply, else its Tensor rules
     on ``g``/``ans`` (built from ``node`` when not given); broadcasting is undone on arrays
-    and the dtype matched to the input's."""
+    and the dtype matched to the input's; None for inputs whose bit is set in ``skip``."""
     B = _backends.get(device.type) or _backend(device)
     fast = op.fast
     vjp = op.vjp
@@ -650,7 +651,8 @@ def _input_grads(op, kwargs, inputs, gd, ad, device, g, ans, node):
     i = 0
     for a in inputs:
         rule = vjp[i] if i < n_rules else None
-        if rule is None or not isinstance(a, (Tensor, Unsaved)) or not a._requires_grad:
+        if rule is None or not isinstance(a, (Tensor, Unsaved)) or not a._requires_grad \
+                or skip >> i & 1:
             result.append(None)
             i += 1
             continue
@@ -687,14 +689,15 @@ def _input_grads(op, kwargs, inputs, gd, ad, device, g, ans, node):
     return result
 
 
-def _backward_rules(op, kwargs, g, ans, inputs):
+def _backward_rules(op, kwargs, g, ans, inputs, skip=0):
     """``_backward`` through the differentiable rules (recorded when grad mode is on)."""
     vjp = op.vjp
     n_rules = len(vjp)
     result = []
     for i, a in enumerate(inputs):
         rule = vjp[i] if i < n_rules else None
-        if rule is None or not isinstance(a, (Tensor, Unsaved)) or not a._requires_grad:
+        if rule is None or not isinstance(a, (Tensor, Unsaved)) or not a._requires_grad \
+                or skip >> i & 1:
             result.append(None)
         else:
             result.append(fit_gradient(rule(g, ans, *inputs, **kwargs), a))
