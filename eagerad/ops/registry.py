@@ -564,35 +564,75 @@ def _lean_backward(op):
     """The engine's backward of a one-output node of ``op`` on bare arrays (nothing of the
     backward recorded), made once from the op's stanza: ``backward(node, gd)`` gives the
     gradient array of each input (None where none flows) from the output's gradient array
-    ``gd``, with the checks of ``Node.unpack``.  A one-input node without keywords whose
-    array rule applies runs it here at once; everything else goes through ``_input_grads``.
+    ``gd``, with the checks of ``Node.unpack``.  A node without keywords whose array rules
+    cover the inputs that need a gradient runs them here at once; everything else goes
+    through ``_input_grads``.
 
     >>> x = eagerad.tensor([1.0, 2.0], requires_grad=True); y = x * 3.0
     >>> y.grad_fn.op.array_backward(y.grad_fn, np.ones(2, np.float32))
     [array([3., 3.], dtype=float32), None]
     """
     fast, vjp = op.fast, op.vjp
-    rule0 = fast[0] if len(fast) > 0 and len(vjp) > 0 and vjp[0] is not None else None
-    rule1 = fast[1] if len(fast) > 1 and len(vjp) > 1 and vjp[1] is not None else None
+    if isinstance(fast, PerArg) or isinstance(vjp, PerArg):
+        n_lean = 0                       # any number of operands: ``_input_grads``
+        rules = has_rule = ()
+    else:
+        n_lean = len(vjp)
+        has_rule = tuple(r is not None for r in vjp)
+        # per operand: its array rule, or None (no gradient, or only the Tensor rule)
+        rules = tuple(fast[i] if i < len(fast) and has_rule[i] else None for i in range(n_lean))
+        if not any(r is not None for r in rules):
+            n_lean = 0
+    rule0 = rules[0] if n_lean else None
     same = op.same_dtype
 
     def operand(a, dtype):
         """(array given to the array rule, what the gradient must match or None when
         ``a`` gets none), or None when the array rules do not apply."""
         ta = type(a)
-        if ta is Tensor:
+        if ta is Unsaved:
+            return a, a if a._requires_grad else None
+        if ta is Tensor or isinstance(a, Tensor):
             arr = a._data
             if same and arr.dtype != dtype:
                 return None
             return arr, arr if a._requires_grad else None
-        if ta is Unsaved:
-            return a, a if a._requires_grad else None
         return (a, None) if ta is float or ta is int else None
 
     def fit(B, arr, like):
         if arr.shape != like.shape:
             arr = _sum_to_array(B, arr, like.shape)
         return arr if arr.dtype == like.dtype else None
+
+    def lean(node, B, gd, ad, inputs):
+        """The array rules of every input that needs a gradient, or None when one of them
+        does not apply (then ``_input_grads`` decides)."""
+        dtype = gd.dtype
+        operands = []
+        for a in inputs:
+            x = operand(a, dtype)
+            if x is None:
+                return None
+            operands.append(x)
+        arrays = [x[0] for x in operands]
+        out = []
+        i = 0
+        for arr, like in operands:
+            if like is None or not has_rule[i]:
+                out.append(None)
+            else:
+                rule = rules[i]
+                if rule is None:
+                    return None
+                gi = rule(B, gd, ad, *arrays)
+                if gi is None:
+                    return None
+                gi = fit(B, gi, like)
+                if gi is None:
+                    return None
+                out.append(gi)
+            i += 1
+        return out
 
     def backward(node, gd):
         if node.released:
@@ -608,31 +648,23 @@ def _lean_backward(op):
             ad = ad[0]
         inputs = node.inputs
         kwargs = node.kwargs
-        if rule0 is not None and not kwargs and len(inputs) == 1:
-            a = inputs[0]
-            ta = type(a)
-            like = a._data if ta is Tensor else a if ta is Unsaved else None
-            if like is not None and a._requires_grad and (not same or like.dtype == gd.dtype):
-                device = node.device
-                arr = rule0(_backends.get(device.type) or _backend(device), gd, ad, like)
-                if arr is not None and arr.shape == like.shape and arr.dtype == like.dtype:
-                    return [arr]
-        elif rule0 is not None and rule1 is not None and not kwargs and len(inputs) == 2:
-            dtype = gd.dtype
-            x = operand(inputs[0], dtype)
-            y = operand(inputs[1], dtype)
-            if x is not None and y is not None:
-                device = node.device
-                B = _backends.get(device.type) or _backend(device)
-                gx = gy = None
-                if x[1] is not None:
-                    gx = rule0(B, gd, ad, x[0], y[0])
-                    gx = gx if gx is None else fit(B, gx, x[1])
-                if y[1] is not None:
-                    gy = rule1(B, gd, ad, x[0], y[0])
-                    gy = gy if gy is None else fit(B, gy, y[1])
-                if (gx is not None or x[1] is None) and (gy is not None or y[1] is None):
-                    return [gx, gy]
+        if not kwargs and n_lean:
+            device = node.device
+            B = _backends.get(device.type) or _backend(device)
+            if len(inputs) == 1:
+                a = inputs[0]
+                ta = type(a)
+                like = a if ta is Unsaved else a._data if ta is Tensor or isinstance(a, Tensor) \
+                    else None
+                if like is not None and a._requires_grad and rule0 is not None \
+                        and (not same or like.dtype == gd.dtype):
+                    arr = rule0(B, gd, ad, like)
+                    if arr is not None and arr.shape == like.shape and arr.dtype == like.dtype:
+                        return [arr]
+            elif len(inputs) <= n_lean:
+                out = lean(node, B, gd, ad, inputs)
+                if out is not None:
+                    return out
         return _input_grads(op, kwargs, inputs, gd, ad, node.device, None, None, node)
     return backward
 
