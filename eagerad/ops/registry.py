@@ -564,7 +564,8 @@ def _lean_backward(op):
     """The engine's backward of a one-output node of ``op`` on bare arrays (nothing of the
     backward recorded), made once from the op's stanza: ``backward(node, gd)`` gives the
     gradient array of each input (None where none flows) from the output's gradient array
-    ``gd``, with the checks of ``Node.unpack``.  A node without keywords whose array rules
+    ``gd``, with the checks of ``Node.unpack`` (None for the inputs whose bit is set in
+    ``skip``: the engine needs no gradient there).  A node without keywords whose array rules
     cover the inputs that need a gradient runs them here at once; everything else goes
     through ``_input_grads``.
 
@@ -584,6 +585,7 @@ def _lean_backward(op):
         if not any(r is not None for r in rules):
             n_lean = 0
     rule0 = rules[0] if n_lean else None
+    rule1 = rules[1] if n_lean > 1 else None
     same = op.same_dtype
 
     def operand(a, dtype):
@@ -604,7 +606,7 @@ def _lean_backward(op):
             arr = _sum_to_array(B, arr, like.shape)
         return arr if arr.dtype == like.dtype else None
 
-    def lean(node, B, gd, ad, inputs):
+    def lean(node, B, gd, ad, inputs, skip):
         """The array rules of every input that needs a gradient, or None when one of them
         does not apply (then ``_input_grads`` decides)."""
         dtype = gd.dtype
@@ -618,7 +620,7 @@ def _lean_backward(op):
         out = []
         i = 0
         for arr, like in operands:
-            if like is None or not has_rule[i]:
+            if like is None or not has_rule[i] or skip >> i & 1:
                 out.append(None)
             else:
                 rule = rules[i]
@@ -634,7 +636,7 @@ def _lean_backward(op):
             i += 1
         return out
 
-    def backward(node, gd):
+    def backward(node, gd, skip=0):
         if node.released:
             node.unpack()                 # raises: the graph was freed
         for t, ver, seen in node.saved_versions:
@@ -648,24 +650,42 @@ def _lean_backward(op):
             ad = ad[0]
         inputs = node.inputs
         kwargs = node.kwargs
-        if not kwargs and n_lean:
+        if kwargs or not n_lean:
+            pass
+        elif len(inputs) == 1:
+            a = inputs[0]
+            ta = type(a)
+            like = a if ta is Unsaved else a._data if ta is Tensor or isinstance(a, Tensor) \
+                else None
+            if like is not None and rule0 is not None and a._requires_grad and not skip \
+                    and (not same or like.dtype == gd.dtype):
+                device = node.device
+                arr = rule0(_backends.get(device.type) or _backend(device), gd, ad, like)
+                if arr is not None and arr.shape == like.shape and arr.dtype == like.dtype:
+                    return [arr]
+        elif len(inputs) == 2 and rule1 is not None and rule0 is not None:
+            dtype = gd.dtype
+            x = operand(inputs[0], dtype)
+            y = operand(inputs[1], dtype)
+            if x is not None and y is not None:
+                device = node.device
+                B = _backends.get(device.type) or _backend(device)
+                gx = gy = None
+                if x[1] is not None and not skip & 1:
+                    gx = rule0(B, gd, ad, x[0], y[0])
+                    gx = gx if gx is None else fit(B, gx, x[1])
+                if y[1] is not None and not skip & 2:
+                    gy = rule1(B, gd, ad, x[0], y[0])
+                    gy = gy if gy is None else fit(B, gy, y[1])
+                if (gx is not None or x[1] is None or skip & 1) and \
+                        (gy is not None or y[1] is None or skip & 2):
+                    return [gx, gy]
+        elif len(inputs) <= n_lean:
             device = node.device
-            B = _backends.get(device.type) or _backend(device)
-            if len(inputs) == 1:
-                a = inputs[0]
-                ta = type(a)
-                like = a if ta is Unsaved else a._data if ta is Tensor or isinstance(a, Tensor) \
-                    else None
-                if like is not None and a._requires_grad and rule0 is not None \
-                        and (not same or like.dtype == gd.dtype):
-                    arr = rule0(B, gd, ad, like)
-                    if arr is not None and arr.shape == like.shape and arr.dtype == like.dtype:
-                        return [arr]
-            elif len(inputs) <= n_lean:
-                out = lean(node, B, gd, ad, inputs)
-                if out is not None:
-                    return out
-        return _input_grads(op, kwargs, inputs, gd, ad, node.device, None, None, node)
+            out = lean(node, _backends.get(device.type) or _backend(device), gd, ad, inputs, skip)
+            if out is not None:
+                return out
+        return _input_grads(op, kwargs, inputs, gd, ad, node.device, None, None, node, skip)
     return backward
 
 
