@@ -26,6 +26,9 @@ def _edge_of(t):
 
 def _check_seed(i, out, g):
     if g is None:
+        data = out._data
+        if type(data) is np.ndarray and data.size == 1:    # the usual seed: one scalar's 1
+            return Tensor._make(np.ones(data.shape, data.dtype), out._device, face=out._face)
         if out.size != 1:
             raise RuntimeError(
                 f"grad can be implicitly created only for scalar outputs: output {i} has shape "
@@ -67,32 +70,40 @@ _seq = operator.attrgetter("seq")
 
 def _needed(order, capture):
     """Nodes on a path to a captured input (``order`` lists children first)."""
+    return _plan(order, capture)[0]
+
+
+def _plan(order, capture):
+    """``(need, skips)``: the nodes on a path to a captured input (``order`` lists children
+    first), and for each of them whose inputs do not all need a gradient a bit mask of
+    those that need none (bit i: input i's edge leads to no captured input and nothing
+    there observes a gradient -- no hook, no retained gradient), so that their rules need
+    not run: PyTorch's ``needs_input_grad``."""
     need = set()
+    skips = {}
     for node in order:
-        if node in capture or any(e is not None and (e[0] in need or e[0] in capture)
-                                  for e in node.next):
-            need.add(node)
-    return need
-
-
-def _skip_mask(node, need, capture):
-    """Bit i set: input i of ``node`` needs no gradient in this walk (its edge leads to no
-    captured input and nothing there observes a gradient: no hook, no retained gradient),
-    so its rule need not run -- PyTorch's ``needs_input_grad``."""
-    mask = 0
-    i = 0
-    for edge in node.next:
-        if edge is not None:
-            target = edge[0]
-            if target not in need and target not in capture:
-                if type(target) is Node:
+        needed = node in capture
+        mask = 0
+        bit = 1
+        for edge in node.next:
+            if edge is not None:
+                target = edge[0]
+                if target in need or target in capture:
+                    needed = True
+                elif type(target) is Node:
                     if target.pre_hooks is None and target.retained is None:
-                        mask |= 1 << i
+                        mask |= bit
                 elif not target._hooks:
-                    mask |= 1 << i
-        i += 1
-    return mask
+                    mask |= bit
+            bit <<= 1
+        if needed:
+            need.add(node)
+            if mask:
+                skips[node] = mask
+    return need, skips
 
+
+_NO_SKIPS = {}     # (a walk without captured inputs runs every rule)
 
 # References to a gradient held only in the engine's buffer: the list or dict slot,
 # ``_add``'s parameter and ``sys.getrefcount``'s own argument.
@@ -203,7 +214,7 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
     buffers, leaf_grads, root_nodes = _seed(outputs, seeds, _add, False)
 
     order = _collect(root_nodes)
-    need = _needed(order, capture) if capture is not None else None
+    need, skips = _plan(order, capture) if capture is not None else (None, _NO_SKIPS)
     captured = {}
     for node in reversed(order):
         grads = buffers.pop(node, None)
@@ -221,7 +232,7 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
             inputs, outs = node.unpack()
         else:                   # nothing saved to check or rebuild: unpack's answer, inlined
             inputs, outs = node.inputs, None
-        skip = _skip_mask(node, need, capture) if need is not None and node.op is not None else 0
+        skip = skips.get(node) if node.op is not None else None
         in_grads = node.backward_fn(grads, inputs, outs, skip) if skip else \
             node.backward_fn(grads, inputs, outs)
         if anomaly.enabled:
@@ -303,7 +314,7 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
     buffers, leaf_grads, root_nodes = _seed(outputs, seeds, _add_arrays, True)
 
     order = _collect(root_nodes)
-    need = _needed(order, capture) if capture is not None else None
+    need, skips = _plan(order, capture) if capture is not None else (None, _NO_SKIPS)
     captured = {}
     pop = buffers.pop
     for node in reversed(order):
@@ -322,7 +333,7 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
             continue
         op = node.op
         if op is not None and node.n_outputs == 1:
-            skip = _skip_mask(node, need, capture) if need is not None else 0
+            skip = skips.get(node)
             in_grads = op.array_backward(node, grads[0], skip) if skip else \
                 op.array_backward(node, grads[0])
         else:                   # a custom Function or a node of several outputs: on Tensors
