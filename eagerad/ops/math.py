@@ -398,8 +398,13 @@ def _fused_or(B, name, g, s, formula):
 def _minus2_product_forward(B, a, b, c):
     """``a * b * c * -2``: d/dt of ``g * (1 - t*t)`` times ``a`` is ``_minus2_product(a, g, t)``,
     the same bits as the composed rule's ``-(a*g)*t + -(a*g)*t`` (negating and doubling are
-    exact)."""
-    return B.binary("mul", B.binary("mul", B.binary("mul", a, b), c), -2)
+    exact).  The last two products go into ``a * b``'s fresh array where it has the result's
+    shape and dtype (the same arithmetic, two buffers fewer)."""
+    ab = B.binary("mul", a, b)
+    if type(ab) is np.ndarray and type(c) is np.ndarray and ab.shape == c.shape \
+            and ab.dtype == c.dtype and ab.dtype.kind == "f":
+        return B.inplace("mul", B.inplace("mul", ab, c), -2)
+    return B.binary("mul", B.binary("mul", ab, c), -2)
 
 
 def _sigmoid_grad2_forward(B, a, g, s):
