@@ -374,20 +374,19 @@ _mul = mul.op      # the op itself, for rule-level doctests elsewhere
 
 def _tanh_grad_forward(B, g, t):
     """``g * (1 - t * t)`` (``formulas.tanh_grad``) by the backend calls the composed rule
-    made; the op runs the backend's one-pass kernel where it covers the operands (the same
-    bits, ``_fused_or``)."""
+    made: the recorded path never needs a compiled kernel."""
     return B.binary("mul", g, B.binary("sub", 1, B.binary("mul", t, t)))
 
 
 def _sigmoid_grad_forward(B, g, s):
-    """``g * s * (1 - s)`` (``formulas.sigmoid_grad``) by the composed rule's backend calls
-    (the op runs the one-pass kernel where it applies, ``_fused_or``)."""
+    """``g * s * (1 - s)`` (``formulas.sigmoid_grad``) by the composed rule's backend calls."""
     return B.binary("mul", B.binary("mul", g, s), B.binary("sub", 1, s))
 
 
 def _fused_or(B, name, g, s, formula):
     """The backend's one-pass ``name`` gradient where it covers the operands (the same bits
-    as the formula: tests/test_activation_derivatives_shared.py), else ``formula``'s calls."""
+    as the formula: tests/test_activation_derivatives_shared.py), else ``formula``'s calls;
+    for the array rules, which run unrecorded."""
     if type(g) is type(s) and g.dtype == s.dtype and g.shape == s.shape and g.dtype.kind == "f":
         out = B.fused_grad(name, g, s)
         if out is not None:
@@ -429,7 +428,7 @@ _minus2_product = defop(
                  lambda B, g, ans, a, b, c: _minus2_product_forward(B, g, a, c),
                  lambda B, g, ans, a, b, c: _minus2_product_forward(B, g, a, b)))
 _tanh_grad = defop(
-    "tanh_grad", lambda B, g, t: _fused_or(B, "tanh", g, t, _tanh_grad_forward),
+    "tanh_grad", _tanh_grad_forward,
     *(_linear((lambda g, ans, a, t: _tanh_grad.apply2(g, t),
                lambda g, ans, a, t: _minus2_product(g, a, t)))),
     saves={0: (1,), 1: (0, 1)}, elementwise=True, cases=_pairs(y=_INSIDE_UNIT),
@@ -445,7 +444,7 @@ _sigmoid_grad2 = defop(
                  lambda B, g, ans, a, b, s: _sigmoid_grad2_forward(B, g, a, s),
                  lambda B, g, ans, a, b, s: _minus2_product_forward(B, g, a, b)))
 _sigmoid_grad = defop(
-    "sigmoid_grad", lambda B, g, s: _fused_or(B, "sigmoid", g, s, _sigmoid_grad_forward),
+    "sigmoid_grad", _sigmoid_grad_forward,
     *(_linear((lambda g, ans, a, s: _sigmoid_grad.apply2(g, s),
                lambda g, ans, a, s: _sigmoid_grad2(g, a, s)))),
     saves={0: (1,), 1: (0, 1)}, elementwise=True, cases=_pairs(y=dict(low=0.1, high=0.9)),
