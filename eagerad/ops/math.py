@@ -374,8 +374,14 @@ _mul = mul.op      # the op itself, for rule-level doctests elsewhere
 
 def _tanh_grad_forward(B, g, t):
     """``g * (1 - t * t)`` (``formulas.tanh_grad``) by the backend calls the composed rule
-    made: the recorded path never needs a compiled kernel."""
-    return B.binary("mul", g, B.binary("sub", 1, B.binary("mul", t, t)))
+    made: the recorded path never needs a compiled kernel.  The last product goes into
+    ``1 - t * t``'s fresh array where it has the result's shape and dtype (``g * d`` equals
+    ``d * g`` exactly)."""
+    d = B.binary("sub", 1, B.binary("mul", t, t))
+    if type(d) is np.ndarray and type(g) is np.ndarray and d.shape == g.shape \
+            and d.dtype == g.dtype:
+        return B.inplace("mul", d, g)
+    return B.binary("mul", g, d)
 
 
 def _sigmoid_grad_forward(B, g, s):
