@@ -333,9 +333,10 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
             continue
         op = node.op
         if op is not None and node.n_outputs == 1:
-            skip = skips.get(node)
-            in_grads = op.array_backward(node, grads[0], skip) if skip else \
-                op.array_backward(node, grads[0])
+            if need is not None and node in skips:
+                in_grads = op.array_backward(node, grads[0], skips[node])
+            else:
+                in_grads = op.array_backward(node, grads[0])
         else:                   # a custom Function or a node of several outputs: on Tensors
             inputs, outs = node.unpack()
             in_grads = [g._data if isinstance(g, Tensor) else None for g in
