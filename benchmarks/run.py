@@ -1,6 +1,7 @@
 """Side-by-side timings: eagerad against PyTorch CPU, plain numpy and hand-fused kernels.
 
-Run ``python benchmarks/run.py`` (``--quick`` for fewer repeats).  Every library
+Run ``python benchmarks/run.py`` (``--quick`` for fewer repeats; ``--interleaved`` for W1
+and W6 of eagerad and PyTorch alternated in one process, timed in CPU time).  Every library
 runs in its own child process, so each one pays its own imports and allocator
 settings; PyTorch runs twice, with glibc's default allocator and with the mmap
 and trim thresholds pinned (page faults on fresh 40 MB buffers dominate its W3
@@ -142,15 +143,8 @@ def bench_torch(repeat):
     rng = np.random.default_rng(0)
     res = {}
 
-    x1 = torch.tensor(rng.standard_normal(16).astype(np.float32), requires_grad=True)
-
-    def w1():
-        y = x1
-        for _ in range(25):
-            y = torch.tanh(torch.sin(y) * 1.01 + 0.1)
-        y.sum().backward()
-        x1.grad = None
-    res["W1"] = timeit(w1, repeat * 20) / 100 * 1e6
+    rng.standard_normal(16)      # (W1's input, drawn as the other libraries draw it)
+    res["W1"] = timeit(chain_step(torch, np), repeat * 20) / 100 * 1e6
 
     xb = torch.tensor(rng.standard_normal((64, 784)).astype(np.float32))
     labels = torch.tensor(rng.integers(0, 10, 64))
@@ -404,8 +398,60 @@ def verdicts(rows, start):
     return "\n".join(lines)
 
 
+def chain_step(lib, np):
+    """One W1 call for ``lib`` (eagerad or torch, spelled alike here): the 100-op chain
+    forward and backward on 16 float32."""
+    x = lib.tensor(np.random.default_rng(0).standard_normal(16).astype(np.float32),
+                   requires_grad=True)
+
+    def step():
+        y = x
+        for _ in range(25):
+            y = lib.tanh(lib.sin(y) * 1.01 + 0.1)
+        y.sum().backward()
+        x.grad = None
+    return step
+
+
+def interleaved(rounds, calls):
+    """W1 and W6 of eagerad and PyTorch in ONE process, single-threaded, alternating
+    ``rounds`` times between ``calls`` calls of each: the CPU time (``time.process_time``)
+    per call and the median of the per-round ratios.  On a shared machine other jobs add
+    wall time to both sides; CPU time of calls interleaved within a second of each other is
+    the comparison that holds up."""
+    for k in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[k] = "1"      # (before numpy, torch and eagerad load their thread pools)
+    sys.path.insert(0, ROOT)     # this tree's eagerad, as the children's PYTHONPATH gives them
+    import numpy as np
+    import torch
+    import eagerad
+    torch.set_num_threads(1)
+    rows = {}
+    for name, make, n in (("W1", chain_step, calls * 2), ("W6", None, calls)):
+        steps = [make(lib, np) if make else pinn_step(lib, lib.autograd.grad, lib.optim.Adam,
+                                                      lib.tensor, np) for lib in (eagerad, torch)]
+        for f in steps:
+            for _ in range(3):
+                f()
+        times, ratios = ([], []), []
+        for _ in range(rounds):
+            spent = []
+            for f, out in zip(steps, times):
+                t0 = time.process_time()
+                for _ in range(n):
+                    f()
+                spent.append((time.process_time() - t0) / n)
+                out.append(spent[-1])
+            ratios.append(spent[0] / spent[1])
+        rows[name] = (float(np.median(times[0])), float(np.median(times[1])),
+                      float(np.median(ratios)))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--interleaved", action="store_true",
+                    help="W1 and W6 only: eagerad and torch alternated in one process, CPU time")
     ap.add_argument("--quick", action="store_true", help="fewer repeats (about a minute)")
     ap.add_argument("--child", choices=sorted(BENCHES), help=argparse.SUPPRESS)
     ap.add_argument("--repeat", type=int, default=None, help="timed calls per workload")
@@ -413,6 +459,13 @@ def main():
     repeat = args.repeat or (3 if args.quick else 9)
     if args.child:
         print(json.dumps(BENCHES[args.child](repeat)))
+        return
+    if args.interleaved:
+        print(f"W1 and W6, single-threaded, CPU time per call, eagerad and torch interleaved "
+              f"(load average {os.getloadavg()[0]:.2f})")
+        print("| workload | eagerad ms | torch ms | eagerad / torch (median of rounds) |\n|---|---|---|---|")
+        for w, (ea, th, r) in interleaved(5 if args.quick else 15, 20).items():
+            print(f"| {w} | {ea * 1e3:.3f} | {th * 1e3:.3f} | {r:.2f} |")
         return
 
     print(f"python {sys.version.split()[0]}, {threads()} threads (Numba and torch.set_num_threads), "

@@ -26,6 +26,9 @@ def _edge_of(t):
 
 def _check_seed(i, out, g):
     if g is None:
+        data = out._data
+        if type(data) is np.ndarray and data.size == 1:    # the usual seed: one scalar's 1
+            return Tensor._make(np.ones(data.shape, data.dtype), out._device, face=out._face)
         if out.size != 1:
             raise RuntimeError(
                 f"grad can be implicitly created only for scalar outputs: output {i} has shape "
@@ -73,13 +76,40 @@ _seq = operator.attrgetter("seq")
 
 def _needed(order, capture):
     """Nodes on a path to a captured input (``order`` lists children first)."""
-    need = set()
-    for node in order:
-        if node in capture or any(e is not None and (e[0] in need or e[0] in capture)
-                                  for e in node.next):
-            need.add(node)
-    return need
+    return _plan(order, capture)[0]
 
+
+def _plan(order, capture):
+    """``(need, skips)``: the nodes on a path to a captured input (``order`` lists children
+    first), and for each of them whose inputs do not all need a gradient a bit mask of
+    those that need none (bit i: input i's edge leads to no captured input and nothing
+    there observes a gradient -- no hook, no retained gradient), so that their rules need
+    not run: PyTorch's ``needs_input_grad``."""
+    need = set()
+    skips = {}
+    for node in order:
+        needed = node in capture
+        mask = 0
+        bit = 1
+        for edge in node.next:
+            if edge is not None:
+                target = edge[0]
+                if target in need or target in capture:
+                    needed = True
+                elif type(target) is Node:
+                    if target.pre_hooks is None and target.retained is None:
+                        mask |= bit
+                elif not target._hooks:
+                    mask |= bit
+            bit <<= 1
+        if needed:
+            need.add(node)
+            if mask:
+                skips[node] = mask
+    return need, skips
+
+
+_NO_SKIPS = {}     # (a walk without captured inputs runs every rule)
 
 # References to a gradient held only in the engine's buffer: the list or dict slot,
 # ``_add``'s parameter and ``sys.getrefcount``'s own argument.
@@ -190,7 +220,7 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
     buffers, leaf_grads, root_nodes = _seed(outputs, seeds, _add, False)
 
     order = _collect(root_nodes)
-    need = _needed(order, capture) if capture is not None else None
+    need, skips = _plan(order, capture) if capture is not None else (None, _NO_SKIPS)
     captured = {}
     for node in reversed(order):
         grads = buffers.pop(node, None)
@@ -208,7 +238,9 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
             inputs, outs = node.unpack()
         else:                   # nothing saved to check or rebuild: unpack's answer, inlined
             inputs, outs = node.inputs, None
-        in_grads = node.backward_fn(grads, inputs, outs)
+        skip = skips.get(node) if node.op is not None else None
+        in_grads = node.backward_fn(grads, inputs, outs, skip) if skip else \
+            node.backward_fn(grads, inputs, outs)
         if anomaly.enabled:
             anomaly.check(node, in_grads)
         if keeps and not retain_graph:
@@ -288,7 +320,7 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
     buffers, leaf_grads, root_nodes = _seed(outputs, seeds, _add_arrays, True)
 
     order = _collect(root_nodes)
-    need = _needed(order, capture) if capture is not None else None
+    need, skips = _plan(order, capture) if capture is not None else (None, _NO_SKIPS)
     captured = {}
     pop = buffers.pop
     for node in reversed(order):
@@ -307,7 +339,10 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
             continue
         op = node.op
         if op is not None and node.n_outputs == 1:
-            in_grads = op.array_backward(node, grads[0])
+            if need is not None and node in skips:
+                in_grads = op.array_backward(node, grads[0], skips[node])
+            else:
+                in_grads = op.array_backward(node, grads[0])
         else:                   # a custom Function or a node of several outputs: on Tensors
             inputs, outs = node.unpack()
             in_grads = [g._data if isinstance(g, Tensor) else None for g in

@@ -10,6 +10,7 @@ import math
 
 from .. import backend, ops
 from ..face import ambiguous
+from ..ops.matrix_products import matmul_nt
 from ..tensor import Parameter, Tensor
 from .cell import Cell
 from .init import he_uniform, initializer, uniform
@@ -204,7 +205,11 @@ class Dense(Cell):
             raise ValueError(f"{type(self).__name__}: input of shape {x.shape} has {x.shape[-1]} "
                              f"features in its last axis, the layer expects "
                              f"{self._in_name}={self.in_channels}")
-        out = ops.matmul(x, self.weight.T)
+        w = self.weight
+        if type(x) is Tensor and x._data.ndim == 2 and x._data.dtype == w._data.dtype:
+            out = matmul_nt(x, w)    # x @ w.T without a transpose node in the graph
+        else:
+            out = ops.matmul(x, w.T)
         if self.bias is not None:
             out = out + self.bias
         return out if self.activation is None else self.activation(out)

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .math import as_tensor, broadcastable, operands
+from .matrix_products import matmul_tn_op, matmul_nt_op
 from .registry import Case, U, defop, export, move_batch
 
 
@@ -18,6 +19,8 @@ def _as_2d(a, b):
 
 
 def _grad_a(g, ans, a, b):
+    if a.ndim == 2 and b.ndim == 2:
+        return matmul_nt_op.apply2(g, b)      # g @ b.T, no transpose node
     a2, b2 = _as_2d(a, b)
     g2 = g.reshape(_matmul_shape(a2.shape, b2.shape))
     r = _matmul(g2, b2.swapaxes(-1, -2))
@@ -25,6 +28,8 @@ def _grad_a(g, ans, a, b):
 
 
 def _grad_b(g, ans, a, b):
+    if a.ndim == 2 and b.ndim == 2:
+        return matmul_tn_op.apply2(a, g)      # a.T @ g
     a2, b2 = _as_2d(a, b)
     g2 = g.reshape(_matmul_shape(a2.shape, b2.shape))
     r = _matmul(a2.swapaxes(-1, -2), g2)

@@ -385,8 +385,14 @@ _mul = mul.op      # the op itself, for rule-level doctests elsewhere
 
 def _tanh_grad_forward(B, g, t):
     """``g * (1 - t * t)`` (``formulas.tanh_grad``) by the backend calls the composed rule
-    made: the recorded path never needs a compiled kernel."""
-    return B.binary("mul", g, B.binary("sub", 1, B.binary("mul", t, t)))
+    made: the recorded path never needs a compiled kernel.  The last product goes into
+    ``1 - t * t``'s fresh array where it has the result's shape and dtype (``g * d`` equals
+    ``d * g`` exactly)."""
+    d = B.binary("sub", 1, B.binary("mul", t, t))
+    if type(d) is np.ndarray and type(g) is np.ndarray and d.shape == g.shape \
+            and d.dtype == g.dtype:
+        return B.inplace("mul", d, g)
+    return B.binary("mul", g, d)
 
 
 def _sigmoid_grad_forward(B, g, s):
@@ -408,8 +414,13 @@ def _fused_or(B, name, g, s, formula):
 def _minus2_product_forward(B, a, b, c):
     """``a * b * c * -2``: d/dt of ``g * (1 - t*t)`` times ``a`` is ``_minus2_product(a, g, t)``,
     the same bits as the composed rule's ``-(a*g)*t + -(a*g)*t`` (negating and doubling are
-    exact)."""
-    return B.binary("mul", B.binary("mul", B.binary("mul", a, b), c), -2)
+    exact).  The last two products go into ``a * b``'s fresh array where it has the result's
+    shape and dtype (the same arithmetic, two buffers fewer)."""
+    ab = B.binary("mul", a, b)
+    if type(ab) is np.ndarray and type(c) is np.ndarray and ab.shape == c.shape \
+            and ab.dtype == c.dtype and ab.dtype.kind == "f":
+        return B.inplace("mul", B.inplace("mul", ab, c), -2)
+    return B.binary("mul", B.binary("mul", ab, c), -2)
 
 
 def _sigmoid_grad2_forward(B, a, g, s):

@@ -8,7 +8,7 @@ forms compute ``beta * input + alpha * product`` as PyTorch and MindSpore both d
 >>> mm(a, a).tolist(), mv(a, eagerad.tensor([1.0, 1.0])).tolist()
 ([[7.0, 10.0], [15.0, 22.0]], [3.0, 7.0])
 """
-from .registry import export
+from .registry import OPS, Case, U, defop, export, move_batch
 
 
 def _need(name, x, ndim, what):
@@ -134,3 +134,95 @@ def vdot(input, other):
     _need("vdot", input, 1, "input")
     _need("vdot", other, 1, "other")
     return (input * other).sum()
+
+
+# ------------------------------------------- products with a transposed operand (2-D)
+#
+# The rules of a 2-D ``matmul`` and of these two ops are again these three products, so
+# derivatives of any order of an MLP record no ``transpose`` node (``g @ b.T`` would
+# record one per rule): ``a @ b`` gives ``(nt(g, b), tn(a, g))``, ``nt(a, b) = a @ b.T``
+# gives ``(g @ b, tn(g, a))`` and ``tn(a, b) = a.T @ b`` gives ``(nt(b, g), a @ g)``.
+# The forwards make the backend calls that ``matmul`` of a transposed view makes, so
+# they compute the same numbers.
+
+
+def _nt_forward(B, a, b):
+    return B.matmul(a, B.transpose(b, (1, 0)))
+
+
+def _tn_forward(B, a, b):
+    return B.matmul(B.transpose(a, (1, 0)), b)
+
+
+def _product(a, b):
+    return OPS["matmul"].apply2(a, b)    # (linalg imports this module: looked up late)
+
+
+def _front(args, bdims):
+    return [x if d is None or d == 0 else move_batch(x, d) for x, d in zip(args, bdims)]
+
+
+def _nt_batch(args, bdims):
+    """vmap: batched operands are stacks of matrices, which ``matmul`` broadcasts."""
+    a, b = _front(args, bdims)
+    return OPS["matmul"](a, OPS["transpose"](b, axes=_swap_last(b.ndim))), 0
+
+
+def _tn_batch(args, bdims):
+    a, b = _front(args, bdims)
+    return OPS["matmul"](OPS["transpose"](a, axes=_swap_last(a.ndim)), b), 0
+
+
+def _swap_last(ndim):
+    return tuple(range(ndim - 2)) + (ndim - 1, ndim - 2)
+
+
+def _matrices(name, a, b, k_a, k_b):
+    if a.ndim != 2 or b.ndim != 2 or a.shape[k_a] != b.shape[k_b]:
+        raise ValueError(f"{name}: operands must be matrices with a common inner dimension, "
+                         f"got shapes {tuple(a.shape)} and {tuple(b.shape)}")
+
+
+_MATRIX_CASES = [Case(U(2, 3), U(4, 3)), Case(U(1, 3), U(3, 3)), Case(U(0, 2), U(3, 2)),
+                 Case(U(2, 0), U(3, 0))]
+
+_nt = defop("matmul_nt", _nt_forward,
+            vjp=(lambda g, ans, a, b: _product(g, b), lambda g, ans, a, b: _tn.apply2(g, a)),
+            jvp=(lambda t, ans, a, b: _nt.apply2(t, b), lambda t, ans, a, b: _nt.apply2(a, t)),
+            saves={0: (1,), 1: (0,)}, batch=_nt_batch,
+            fast=(lambda B, g, ans, a, b: B.matmul(g, b),
+                  lambda B, g, ans, a, b: _tn_forward(B, g, a)),
+            cases=_MATRIX_CASES)
+_tn = defop("matmul_tn", _tn_forward,
+            vjp=(lambda g, ans, a, b: _nt.apply2(b, g), lambda g, ans, a, b: _product(a, g)),
+            jvp=(lambda t, ans, a, b: _tn.apply2(t, b), lambda t, ans, a, b: _tn.apply2(a, t)),
+            saves={0: (1,), 1: (0,)}, batch=_tn_batch,
+            fast=(lambda B, g, ans, a, b: _nt_forward(B, b, g),
+                  lambda B, g, ans, a, b: B.matmul(a, g)),
+            cases=[Case(U(3, 2), U(3, 4)), Case(U(3, 1), U(3, 3)), Case(U(2, 0), U(2, 3)),
+                   Case(U(0, 2), U(0, 3))])
+matmul_nt_op, matmul_tn_op = _nt, _tn     # for matmul's rules (ops/linalg.py)
+
+
+def matmul_nt(a, b):
+    """``a @ b.T`` for matrices ``a`` (m, k) and ``b`` (n, k) without a transpose in the
+    graph (a linear layer's product; every derivative of it is such a product again).
+
+    >>> import eagerad
+    >>> matmul_nt(eagerad.ones(2, 3), eagerad.ones(4, 3)).shape
+    (2, 4)
+    """
+    _matrices("matmul_nt", a, b, 1, 1)
+    return _nt.apply2(a, b)
+
+
+def matmul_tn(a, b):
+    """``a.T @ b`` for matrices ``a`` (k, m) and ``b`` (k, n) without a transpose in the
+    graph (a weight's gradient ``x.T @ g``).
+
+    >>> import eagerad
+    >>> matmul_tn(eagerad.ones(3, 2), eagerad.ones(3, 4)).shape
+    (2, 4)
+    """
+    _matrices("matmul_tn", a, b, 0, 0)
+    return _tn.apply2(a, b)

@@ -13,8 +13,9 @@ from .shape import normalize_axis
 
 
 def _spread(g, x_shape, axes, keepdims):
-    """Broadcast a reduced gradient back over the reduced axes of ``x_shape``."""
-    if not keepdims:
+    """Broadcast a reduced gradient back over the reduced axes of ``x_shape`` (a 0-d
+    gradient broadcasts as it is: no reshape node)."""
+    if not keepdims and g.ndim:
         g = g.reshape(tuple(1 if i in axes else s for i, s in enumerate(x_shape)))
     return g.broadcast_to(x_shape)
 

@@ -537,8 +537,9 @@ class Unsaved:
         return f"Unsaved(shape={self.shape}, dtype={self.dtype})"
 
 
-def _backward(op, kwargs, grads, inputs, outs):
-    """Node callback: gradients for each input from the output gradients.
+def _backward(op, kwargs, grads, inputs, outs, skip=0):
+    """Node callback: gradients for each input from the output gradients (None for the
+    inputs whose bit is set in ``skip``: the engine needs no gradient there).
 
     When nothing of the backward is recorded, the op's array rules (``fast``) run where
     they apply and broadcasting is undone on arrays: the same backend calls as the
@@ -552,9 +553,9 @@ def _backward(op, kwargs, grads, inputs, outs):
         ans = tuple(outs)
         g = tuple(gi if gi is not None else zeros_like(ans[i]) for i, gi in enumerate(grads))
     if grad_state.enabled or forward_ad.levels or type(g) is not Tensor or g._requires_grad:
-        return _backward_rules(op, kwargs, g, ans, inputs)
+        return _backward_rules(op, kwargs, g, ans, inputs, skip)
     arrays = _input_grads(op, kwargs, inputs, g._data, ans._data if ans is not None else None,
-                          g._device, g, ans, None)
+                          g._device, g, ans, None, skip)
     return [None if arr is None else Tensor._make(arr, a._device)
             for arr, a in zip(arrays, inputs)]
 
@@ -563,29 +564,41 @@ def _lean_backward(op):
     """The engine's backward of a one-output node of ``op`` on bare arrays (nothing of the
     backward recorded), made once from the op's stanza: ``backward(node, gd)`` gives the
     gradient array of each input (None where none flows) from the output's gradient array
-    ``gd``, with the checks of ``Node.unpack``.  A one-input node without keywords whose
-    array rule applies runs it here at once; everything else goes through ``_input_grads``.
+    ``gd``, with the checks of ``Node.unpack`` (None for the inputs whose bit is set in
+    ``skip``: the engine needs no gradient there).  A node without keywords whose array rules
+    cover the inputs that need a gradient runs them here at once; everything else goes
+    through ``_input_grads``.
 
     >>> x = eagerad.tensor([1.0, 2.0], requires_grad=True); y = x * 3.0
     >>> y.grad_fn.op.array_backward(y.grad_fn, np.ones(2, np.float32))
     [array([3., 3.], dtype=float32), None]
     """
     fast, vjp = op.fast, op.vjp
-    rule0 = fast[0] if len(fast) > 0 and len(vjp) > 0 and vjp[0] is not None else None
-    rule1 = fast[1] if len(fast) > 1 and len(vjp) > 1 and vjp[1] is not None else None
+    if isinstance(fast, PerArg) or isinstance(vjp, PerArg):
+        n_lean = 0                       # any number of operands: ``_input_grads``
+        rules = has_rule = ()
+    else:
+        n_lean = len(vjp)
+        has_rule = tuple(r is not None for r in vjp)
+        # per operand: its array rule, or None (no gradient, or only the Tensor rule)
+        rules = tuple(fast[i] if i < len(fast) and has_rule[i] else None for i in range(n_lean))
+        if not any(r is not None for r in rules):
+            n_lean = 0
+    rule0 = rules[0] if n_lean else None
+    rule1 = rules[1] if n_lean > 1 else None
     same = op.same_dtype
 
     def operand(a, dtype):
         """(array given to the array rule, what the gradient must match or None when
         ``a`` gets none), or None when the array rules do not apply."""
         ta = type(a)
-        if ta is Tensor:
+        if ta is Unsaved:
+            return a, a if a._requires_grad else None
+        if ta is Tensor or isinstance(a, Tensor):
             arr = a._data
             if same and arr.dtype != dtype:
                 return None
             return arr, arr if a._requires_grad else None
-        if ta is Unsaved:
-            return a, a if a._requires_grad else None
         return (a, None) if ta is float or ta is int else None
 
     def fit(B, arr, like):
@@ -593,7 +606,37 @@ def _lean_backward(op):
             arr = _sum_to_array(B, arr, like.shape)
         return arr if arr.dtype == like.dtype else None
 
-    def backward(node, gd):
+    def lean(node, B, gd, ad, inputs, skip):
+        """The array rules of every input that needs a gradient, or None when one of them
+        does not apply (then ``_input_grads`` decides)."""
+        dtype = gd.dtype
+        operands = []
+        for a in inputs:
+            x = operand(a, dtype)
+            if x is None:
+                return None
+            operands.append(x)
+        arrays = [x[0] for x in operands]
+        out = []
+        i = 0
+        for arr, like in operands:
+            if like is None or not has_rule[i] or skip >> i & 1:
+                out.append(None)
+            else:
+                rule = rules[i]
+                if rule is None:
+                    return None
+                gi = rule(B, gd, ad, *arrays)
+                if gi is None:
+                    return None
+                gi = fit(B, gi, like)
+                if gi is None:
+                    return None
+                out.append(gi)
+            i += 1
+        return out
+
+    def backward(node, gd, skip=0):
         if node.released:
             node.unpack()                 # raises: the graph was freed
         for t, ver, seen in node.saved_versions:
@@ -607,18 +650,20 @@ def _lean_backward(op):
             ad = ad[0]
         inputs = node.inputs
         kwargs = node.kwargs
-        if gd.dtype.kind == "c":          # the array rules are for real numbers only
+        if gd.dtype.kind == "c" or kwargs or not n_lean:   # array rules: real numbers only
             pass
-        elif rule0 is not None and not kwargs and len(inputs) == 1:
+        elif len(inputs) == 1:
             a = inputs[0]
             ta = type(a)
-            like = a._data if ta is Tensor else a if ta is Unsaved else None
-            if like is not None and a._requires_grad and (not same or like.dtype == gd.dtype):
+            like = a if ta is Unsaved else a._data if ta is Tensor or isinstance(a, Tensor) \
+                else None
+            if like is not None and rule0 is not None and a._requires_grad and not skip \
+                    and (not same or like.dtype == gd.dtype):
                 device = node.device
                 arr = rule0(_backends.get(device.type) or _backend(device), gd, ad, like)
                 if arr is not None and arr.shape == like.shape and arr.dtype == like.dtype:
                     return [arr]
-        elif rule0 is not None and rule1 is not None and not kwargs and len(inputs) == 2:
+        elif len(inputs) == 2 and rule1 is not None and rule0 is not None:
             dtype = gd.dtype
             x = operand(inputs[0], dtype)
             y = operand(inputs[1], dtype)
@@ -626,23 +671,29 @@ def _lean_backward(op):
                 device = node.device
                 B = _backends.get(device.type) or _backend(device)
                 gx = gy = None
-                if x[1] is not None:
+                if x[1] is not None and not skip & 1:
                     gx = rule0(B, gd, ad, x[0], y[0])
                     gx = gx if gx is None else fit(B, gx, x[1])
-                if y[1] is not None:
+                if y[1] is not None and not skip & 2:
                     gy = rule1(B, gd, ad, x[0], y[0])
                     gy = gy if gy is None else fit(B, gy, y[1])
-                if (gx is not None or x[1] is None) and (gy is not None or y[1] is None):
+                if (gx is not None or x[1] is None or skip & 1) and \
+                        (gy is not None or y[1] is None or skip & 2):
                     return [gx, gy]
-        return _input_grads(op, kwargs, inputs, gd, ad, node.device, None, None, node)
+        elif len(inputs) <= n_lean:
+            device = node.device
+            out = lean(node, _backends.get(device.type) or _backend(device), gd, ad, inputs, skip)
+            if out is not None:
+                return out
+        return _input_grads(op, kwargs, inputs, gd, ad, node.device, None, None, node, skip)
     return backward
 
 
-def _input_grads(op, kwargs, inputs, gd, ad, device, g, ans, node):
+def _input_grads(op, kwargs, inputs, gd, ad, device, g, ans, node, skip=0):
     """Gradient arrays of ``inputs`` from the output gradient array ``gd`` (and output
     array ``ad``): the op's array rules (``fast``) where they apply, else its Tensor rules
     on ``g``/``ans`` (built from ``node`` when not given); broadcasting is undone on arrays
-    and the dtype matched to the input's."""
+    and the dtype matched to the input's; None for inputs whose bit is set in ``skip``."""
     B = _backends.get(device.type) or _backend(device)
     fast = op.fast
     vjp = op.vjp
@@ -652,7 +703,8 @@ def _input_grads(op, kwargs, inputs, gd, ad, device, g, ans, node):
     i = 0
     for a in inputs:
         rule = vjp[i] if i < n_rules else None
-        if rule is None or not isinstance(a, (Tensor, Unsaved)) or not a._requires_grad:
+        if rule is None or not isinstance(a, (Tensor, Unsaved)) or not a._requires_grad \
+                or skip >> i & 1:
             result.append(None)
             i += 1
             continue
@@ -692,7 +744,7 @@ def _input_grads(op, kwargs, inputs, gd, ad, device, g, ans, node):
     return result
 
 
-def _backward_rules(op, kwargs, g, ans, inputs):
+def _backward_rules(op, kwargs, g, ans, inputs, skip=0):
     """``_backward`` through the differentiable rules (recorded when grad mode is on)."""
     vjp = op.vjp
     n_rules = len(vjp)
@@ -700,7 +752,8 @@ def _backward_rules(op, kwargs, g, ans, inputs):
     conj = _complex_node(op, g, inputs)
     for i, a in enumerate(inputs):
         rule = vjp[i] if i < n_rules else None
-        if rule is None or not isinstance(a, (Tensor, Unsaved)) or not a._requires_grad:
+        if rule is None or not isinstance(a, (Tensor, Unsaved)) or not a._requires_grad \
+                or skip >> i & 1:
             result.append(None)
         elif conj:
             result.append(fit_gradient(_conjugated(rule, g, ans, inputs, kwargs), a))
