@@ -27,7 +27,8 @@ def _edge_of(t):
 def _check_seed(i, out, g):
     if g is None:
         data = out._data
-        if type(data) is np.ndarray and data.size == 1:    # the usual seed: one scalar's 1
+        if type(data) is np.ndarray and data.size == 1 and data.dtype.kind != "c":
+            # the usual seed: one real scalar's 1
             return Tensor._make(np.ones(data.shape, data.dtype), out._device, face=out._face)
         if out.size != 1:
             raise RuntimeError(
