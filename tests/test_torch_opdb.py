@@ -42,7 +42,18 @@ pytest.importorskip("expecttest")
 import eagerad
 
 # Ops passing in every public spelling must not drop below this (raise it as ops get fixed).
-FLOOR = 351
+# 497 of 507 on 2026-11-27; the other ten, and why (tests/data/torch_opdb_status.json):
+#   as_strided.partial_views  the sample's offset reaches into a base this harness does not copy
+#   as_strided_scatter        PyTorch's input gradient is wrong (its own OpInfo expects failure)
+#   bfloat16, chalf           numpy has no bfloat16 / complex32 dtype (a clear error / no name)
+#   to_sparse                 eagerad has no sparse tensors
+#   linalg.eig                eigenvector phases follow the LAPACK build (values and
+#                             phase-invariant gradients match)
+#   masked.logaddexp          PyTorch's second derivative is NaN (0 * inf) where ours is 0
+#   nn.functional.ctc_loss    PyTorch's gradient assumes a log_softmax follows; ours is the
+#                             derivative (finite differences agree; PyTorch's gradcheck does not)
+#   linear_cross_entropy.chunked(_none)  PyTorch's chunked path has no second order (reads 0)
+FLOOR = 497
 SAMPLES = 4               # sample inputs per op
 RTOL, ATOL = 1e-6, 1e-7
 CALL_SECONDS = 20         # one eagerad call (forward + both gradient orders) may take this long
