@@ -184,3 +184,4 @@ from ..ops.grid_sample import grid_sampler_2d, grid_sampler_3d  # noqa: E402,F40
 from ..ops.normalization import (native_batch_norm, native_group_norm,  # noqa: E402,F401
                                  native_layer_norm)
 from ._toplevel_aliases import *  # noqa: E402,F401,F403  (torch.eq, torch.relu_, ... issue 20)
+from ._toplevel_more import *  # noqa: E402,F401,F403  (torch.range, histogram, ... issue 20)
