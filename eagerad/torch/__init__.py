@@ -186,3 +186,4 @@ from ..ops.normalization import (native_batch_norm, native_group_norm,  # noqa: 
 from ._toplevel_aliases import *  # noqa: E402,F401,F403  (torch.eq, torch.relu_, ... issue 20)
 from ._toplevel_more import *  # noqa: E402,F401,F403  (torch.range, histogram, ... issue 20)
 from ._windows import *  # noqa: E402,F401,F403  (torch.hann_window, ... issue 20)
+from . import _tensor_methods_more  # noqa: E402,F401  (Tensor.greater, fill_diagonal_, ... issue 20)

@@ -9,6 +9,7 @@ PyTorch's ``train`` argument, the ATen forms of ``nn.functional`` losses and poo
 (tensor([False, False,  True]), tensor([1., 0., 3.]))
 """
 from .. import ops as _ops
+from ..ops import bitwise_and, bitwise_not, bitwise_or, bitwise_xor  # noqa: F401
 from ..nn import GRU as _GRU, LSTM as _LSTM
 from ..ops.inplace import _rewritten
 from .nn import functional as F
@@ -41,6 +42,17 @@ def detach(input):
     False
     """
     return input.detach()
+
+
+def _never(name):
+    def query(input):
+        return False
+    query.__name__ = name
+    query.__doc__ = f"``torch.{name}``: always False for eagerad's real, dense tensors."
+    return query
+
+
+is_conj, is_neg, is_inference = (_never(n) for n in ("is_conj", "is_neg", "is_inference"))
 
 
 # ---------------------------------------------------------------- in-place functions
