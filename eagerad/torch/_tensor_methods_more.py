@@ -16,7 +16,7 @@ import numpy as np
 from ..autograd.grad_mode import state as grad_state
 from ..autograd.hooks import RemovableHandle, _HookDict, _ids
 from ..face import install
-from ..ops import equal_all, i0, nextafter
+from ..ops import cat, equal_all, i0, nextafter
 from ..ops.inplace import _rewritten
 from ..tensor import Tensor
 from . import _toplevel_more as _top
@@ -92,8 +92,7 @@ def _resized(x, *sizes):
     flat = x.reshape(-1)
     if n <= flat.shape[0]:
         return flat[:n].reshape(shape)
-    return flat.new_zeros(n).index_put_((flat.new_tensor(np.arange(flat.shape[0])),),
-                                        flat).reshape(shape)
+    return cat([flat, flat.new_zeros(n - flat.shape[0])]).reshape(shape)
 
 
 def apply_(self, callable):
