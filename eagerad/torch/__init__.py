@@ -188,3 +188,4 @@ from ._toplevel_more import *  # noqa: E402,F401,F403  (torch.range, histogram, 
 from ._windows import *  # noqa: E402,F401,F403  (torch.hann_window, ... issue 20)
 from . import _tensor_methods_more  # noqa: E402,F401  (Tensor.greater, fill_diagonal_, ... issue 20)
 from ._scatter_reduce import scatter_reduce  # noqa: E402,F401  (issue 20)
+from ._nan_statistics import mode, nanmedian, nanquantile  # noqa: E402,F401  (issue 20)
