@@ -189,3 +189,6 @@ from ._windows import *  # noqa: E402,F401,F403  (torch.hann_window, ... issue 2
 from . import _tensor_methods_more  # noqa: E402,F401  (Tensor.greater, fill_diagonal_, ... issue 20)
 from ._scatter_reduce import scatter_reduce  # noqa: E402,F401  (issue 20)
 from ._nan_statistics import mode, nanmedian, nanquantile  # noqa: E402,F401  (issue 20)
+from ._legacy_types import *  # noqa: E402,F401,F403  (torch.FloatTensor, ... issue 20)
+from ._legacy_types import install_cuda_types as _install_cuda_types  # noqa: E402
+_install_cuda_types(cuda)
