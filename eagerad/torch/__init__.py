@@ -192,3 +192,4 @@ from ._nan_statistics import mode, nanmedian, nanquantile  # noqa: E402,F401  (i
 from ._legacy_types import *  # noqa: E402,F401,F403  (torch.FloatTensor, ... issue 20)
 from ._legacy_types import install_cuda_types as _install_cuda_types  # noqa: E402
 _install_cuda_types(cuda)
+from ._toplevel_extra import *  # noqa: E402,F401,F403  (torch.convolution, ... issue 20)

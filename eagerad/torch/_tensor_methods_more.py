@@ -185,6 +185,72 @@ def _top_is_nonzero(self):
                        "needs exactly one")
 
 
+class UntypedStorage:
+    """What ``Tensor.untyped_storage()`` / ``storage()`` return here: the buffer a tensor
+    looks into (the base of a view), with its address and size.
+
+    >>> import eagerad.torch as torch
+    >>> x = torch.zeros(4); s = x[1:].untyped_storage()
+    >>> s.data_ptr() == x.data_ptr(), s.nbytes(), len(x.storage())
+    (True, 16, 4)
+    """
+
+    def __init__(self, tensor, typed):
+        root = tensor._data
+        while getattr(root, "base", None) is not None and hasattr(root.base, "nbytes") \
+                and hasattr(root.base, "__array_interface__"):
+            root = root.base
+        self._root, self._typed, self.device = root, typed, tensor.device
+        self.dtype = tensor.dtype
+
+    def data_ptr(self):
+        """Address of the buffer's first byte."""
+        face = getattr(self._root, "__array_interface__", None) or \
+            self._root.__cuda_array_interface__
+        return int(face["data"][0])
+
+    def nbytes(self):
+        """Bytes in the buffer."""
+        return int(self._root.nbytes)
+
+    def element_size(self):
+        """Bytes per element (1 for an untyped storage)."""
+        return self.dtype.itemsize if self._typed else 1
+
+    def size(self):
+        """Elements (bytes for an untyped storage) in the buffer."""
+        return self.nbytes() // self.element_size()
+
+    def __len__(self):
+        return self.size()
+
+
+def dim_order(self):
+    """Dimensions from outermost to innermost in memory (``(0, 1, ...)`` when contiguous).
+
+    >>> import eagerad.torch as torch
+    >>> torch.zeros(2, 3).t().dim_order()
+    (1, 0)
+    """
+    steps = self.stride()
+    return tuple(sorted(range(self.ndim), key=lambda d: -steps[d]))
+
+
+def set_(self, source=None, *args, **kwargs):
+    """Make this tensor look at ``source``'s buffer (its shape and dtype too); no source:
+    an empty tensor.  For tensors outside the graph, as the other shape changes in place.
+
+    >>> import eagerad.torch as torch
+    >>> a, b = torch.zeros(1), torch.ones(2, 2); _ = a.set_(b); a.data_ptr() == b.data_ptr()
+    True
+    """
+    if args or kwargs:
+        raise TypeError("set_: storage_offset/size/stride arguments are not supported; pass "
+                        "a source tensor")
+    return _reshaped_in_place("set_", lambda x, src: src.detach() if src is not None
+                              else x.new_empty(0))(self, source)
+
+
 def _false(doc):
     return property(lambda self: False, doc=doc)
 
@@ -214,6 +280,23 @@ ATTRIBUTES = {
     "output_nr": property(lambda self: self._out_index,
                           doc="Which output of its grad_fn this tensor is."),
     "data_ptr": data_ptr,
+    "const_data_ptr": data_ptr,
+    "untyped_storage": lambda self: UntypedStorage(self, False),
+    "storage": lambda self: UntypedStorage(self, True),
+    "is_set_to": lambda self, other: (data_ptr(self) == data_ptr(other)
+                                      and self.shape == other.shape
+                                      and self.stride() == other.stride()),
+    "set_": set_,
+    "dim_order": dim_order,
+    "record_stream": lambda self, stream: None,
+    "module_load": lambda self, other, assign=False: other,
+    "is_xpu": _false("No XPU devices here."),
+    "is_mps": _false("No MPS devices here."),
+    "is_ipu": _false("No IPU devices here."),
+    "is_xla": _false("No XLA devices here."),
+    "is_vulkan": _false("No Vulkan devices here."),
+    "is_mtia": _false("No MTIA devices here."),
+    "is_maia": _false("No MAIA devices here."),
     "fill_diagonal_": fill_diagonal_,
     "squeeze_": _reshaped_in_place("squeeze_", lambda x, dim=None: x.squeeze(dim)),
     "unsqueeze_": _reshaped_in_place("unsqueeze_", lambda x, dim: x.unsqueeze(dim)),
