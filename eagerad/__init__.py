@@ -8,6 +8,7 @@
 from . import dtype
 from .face import ambiguous as _ambiguous
 from .dtype import (bool_, float16, float32, float64, int8, int16, int32, int64, uint8)
+from .dtype import cdouble, cfloat, complex64, complex128
 from .device import Device as device
 from .printing import set_printoptions
 from .tensor import from_dlpack, from_numpy

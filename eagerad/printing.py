@@ -110,6 +110,23 @@ class _Formatter:
         return text.rjust(self.width)
 
 
+class _ComplexFormatter:
+    """PyTorch's layout of complex elements: real and imaginary parts each get their own
+    ``_Formatter`` (width and mode), printed as ``1.5000+2.0000j`` / ``1.-2.j``."""
+
+    def __init__(self, arr):
+        self.real, self.imag = _Formatter(arr.real), _Formatter(arr.imag)
+        self.width = self.real.width + self.imag.width + 1      # the 'j'
+
+    def format(self, value):
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        return self.real.format(value.real) + ("" if imag[0] in "+-" else "+") + imag
+
+
+def _formatter(arr):
+    return _ComplexFormatter(arr) if arr.dtype.kind == "c" else _Formatter(arr)
+
+
 def _summarized(arr, edge):
     """The edge items of every axis (what a summarized print shows)."""
     if arr.ndim == 0:
@@ -172,13 +189,15 @@ def torch_repr(t, prefix="tensor(", module="torch"):
     'tensor([[0.1000, 0.2000]])'
     >>> torch_repr(eagerad.tensor([1e-5, 1.0])), torch_repr(eagerad.tensor(3.0, requires_grad=True))
     ('tensor([1.0000e-05, 1.0000e+00])', 'tensor(3., requires_grad=True)')
+    >>> torch_repr(eagerad.tensor([1 + 2j, 0.5 - 1j]))
+    'tensor([1.0000+2.j, 0.5000-1.j])'
     """
     arr = t.numpy()
     indent = len(prefix)
     suffixes = []
     if t._device != default_device():
         suffixes.append(f"device='{t._device}'")
-    default = arr.dtype in (dt.default_float, dt.int64, dt.bool_)
+    default = arr.dtype in (dt.default_float, dt.complex_of(dt.default_float), dt.int64, dt.bool_)
     if arr.size == 0:
         if arr.ndim != 1:
             suffixes.append(f"size={tuple(arr.shape)}")
@@ -189,7 +208,7 @@ def torch_repr(t, prefix="tensor(", module="torch"):
         if not default:
             suffixes.append(f"dtype={torch_dtype(arr.dtype, module)}")
         summarize = arr.size > _OPTIONS["threshold"]
-        fmt = _Formatter(_summarized(arr, _OPTIONS["edgeitems"]) if summarize else arr)
+        fmt = _formatter(_summarized(arr, _OPTIONS["edgeitems"]) if summarize else arr)
         body = _body(arr, indent, summarize, fmt)
     if t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{grad_fn_name(t.grad_fn)}>")

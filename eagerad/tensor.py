@@ -38,16 +38,14 @@ def _initialized(shape, dtype, init):
 
 
 def _native(arr):
-    """``arr`` with its dtype checked: complex refused, byte order made native (a
-    big-endian float64 stays float64), unsupported widths mapped to supported ones."""
+    """``arr`` with its dtype checked: byte order made native (a big-endian float64 stays
+    float64), unsupported widths mapped to supported ones (complex256: complex128)."""
     kind = arr.dtype.kind
-    if kind == "c":
-        raise TypeError(f"complex input (dtype {arr.dtype}) is not supported: eagerad tensors are "
-                        "real; pass x.real and x.imag as two tensors")
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
     if arr.dtype not in dt.SUPPORTED:
-        arr = arr.astype(dt.int64 if kind in "iu" else dt.float64 if kind == "f" else dt.float32)
+        arr = arr.astype(dt.int64 if kind in "iu" else dt.float64 if kind == "f" else
+                         dt.complex128 if kind == "c" else dt.float32)
     return arr
 
 
@@ -90,8 +88,10 @@ def _infer_array(data, dtype, copy=True):
         if arr.dtype.kind in "OUSV":
             raise TypeError(f"cannot make a Tensor from {data!r}: elements must be numbers "
                             "and rows must have equal lengths")
-        if from_python and arr.dtype == np.float64 and dtype is None:
-            arr = arr.astype(dt.default_float)
+        if from_python and arr.dtype.kind in "fc" and arr.dtype.itemsize > 4 * (
+                1 + (arr.dtype.kind == "c")) and dtype is None:   # Python floats/complexes
+            arr = arr.astype(dt.default_float if arr.dtype.kind == "f" else
+                             dt.complex_of(dt.default_float))
         src = data
     arr = _native(arr)
     if dtype is not None:
@@ -373,8 +373,8 @@ class Tensor:
         if self.grad_fn is not None and not requires_grad:
             raise RuntimeError("requires_grad can only be turned off on a leaf tensor; "
                                "use detach() for a non-leaf")
-        if requires_grad and not dt.is_floating(self.dtype):
-            raise RuntimeError(f"only floating point tensors can require gradients, got dtype "
+        if requires_grad and not dt.differentiable(self.dtype):
+            raise RuntimeError(f"only floating point and complex tensors can require gradients, got dtype "
                                f"{self.dtype} (cast first, e.g. t.astype(eagerad.float32))")
         self._requires_grad = bool(requires_grad)
         return self
@@ -738,7 +738,8 @@ def _caster(dtype, name):
 
 
 for _name, _dtype in (("long", dt.int64), ("int", dt.int32), ("half", dt.float16),
-                      ("float", dt.float32), ("double", dt.float64), ("bool", dt.bool_)):
+                      ("float", dt.float32), ("double", dt.float64), ("bool", dt.bool_),
+                      ("cfloat", dt.complex64), ("cdouble", dt.complex128)):
     setattr(Tensor, _name, _caster(_dtype, _name))
 del _name, _dtype
 
@@ -904,11 +905,10 @@ def _fill_dtype(value):
     if isinstance(value, Tensor):
         return value.dtype
     kind = np.asarray(value).dtype.kind
-    if kind == "c":
-        raise TypeError(f"fill value {value!r} is complex; eagerad tensors are real")
-    if kind not in "biuf":
+    if kind not in "biufc":
         raise TypeError(f"fill value must be a number, got {type(value).__name__}")
-    return dt.default_float if kind == "f" else dt.bool_ if kind == "b" else dt.int64
+    return dt.default_float if kind == "f" else dt.bool_ if kind == "b" else \
+        dt.complex_of(dt.default_float) if kind == "c" else dt.int64
 
 
 def _filled(shape, value, dtype, device, requires_grad):

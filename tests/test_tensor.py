@@ -40,8 +40,8 @@ def test_python_scalars_are_weak_in_arithmetic():
 def test_bad_data_is_a_type_error():
     with pytest.raises(TypeError, match="cannot make a Tensor from list"):
         Tensor([[1.0, 2.0], [3.0]])
-    with pytest.raises(TypeError, match="complex128"):
-        Tensor([1.0], dtype=np.complex128)
+    with pytest.raises(TypeError, match="uint16"):
+        Tensor([1.0], dtype=np.uint16)
 
 
 def test_attributes():

@@ -124,3 +124,12 @@ def test_gumbel_softmax_hard_is_one_hot_with_the_soft_gradient():
     assert sorted(y.sum(-1).tolist()) == [1.0, 1.0, 1.0] and set(y.flatten().tolist()) <= {0.0, 1.0}
     (y * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
     assert logits.grad.abs().sum().item() > 0
+
+
+def test_softmax_family_over_an_empty_axis_is_empty_or_minus_infinity():
+    x = torch.ones(2, 0, requires_grad=True)
+    assert torch.softmax(x, 1).shape == (2, 0) and torch.log_softmax(x, 1).shape == (2, 0)
+    lse = torch.logsumexp(x, 1)
+    assert lse.tolist() == [float("-inf")] * 2
+    lse.sum().backward()
+    assert x.grad.shape == (2, 0)

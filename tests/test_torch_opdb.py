@@ -120,10 +120,8 @@ def to_eagerad(tree, memo):
     """torch sample arguments -> eagerad's (tensors keep identity, dtype, requires_grad)."""
     if isinstance(tree, torch.Tensor):
         if id(tree) not in memo:
-            if tree.is_complex():
-                raise TypeError("complex tensors are not supported")
             dtype = getattr(eagerad, str(tree.dtype).replace("torch.", ""), None)
-            t = ETORCH.tensor(tree.detach().numpy().copy(), dtype=dtype)
+            t = ETORCH.tensor(_resolved(tree.detach()).numpy().copy(), dtype=dtype)
             if tree.requires_grad:
                 t.requires_grad_(True)
             memo[id(tree)] = t
@@ -167,9 +165,14 @@ def _eagerad_module(module):
     return cls(**kwargs)
 
 
+def _resolved(x):
+    """A torch tensor with its lazy conjugate/negative bits applied (numpy refuses them)."""
+    return x.resolve_conj().resolve_neg() if x.is_complex() else x
+
+
 def as_numpy(x):
     if isinstance(x, torch.Tensor):
-        x = x.detach()
+        x = _resolved(x.detach())
         if x._is_zerotensor():
             x = torch.zeros(x.shape, dtype=x.dtype)
         if x.layout != torch.strided:
@@ -220,7 +223,7 @@ def _derivatives(lib, outs, leaves, cotangents, weights):
     g1 = lib.autograd.grad([o for o, _ in pairs], leaves, [v for _, v in pairs],
                            create_graph=True, allow_unused=True)
     g1 = [z if g is None else g for g, z in zip(g1, zeros)]
-    terms = [(g * w).sum() for g, w in zip(g1, weights) if g.requires_grad]
+    terms = [_inner(g, w) for g, w in zip(g1, weights) if g.requires_grad]
     if not terms:
         return g1, zeros
     total = terms[0]
@@ -235,7 +238,17 @@ def _derivatives(lib, outs, leaves, cotangents, weights):
     return g1, [z if g is None else g for g, z in zip(g2, zeros)]
 
 
+def _inner(g, w):
+    """The real inner product <g, w>: ``sum(g * w)``, for complex tensors
+    ``sum(Re g Re w + Im g Im w)`` (a real number that second-order gradients start from)."""
+    if g.is_complex():
+        return (g.real * w.real + g.imag * w.imag).sum()
+    return (g * w).sum()
+
+
 def _random_like(x, rng):
+    if x.is_complex():          # (drawn after the real part: real ops draw as they always did)
+        return rng.standard_normal(tuple(x.shape)) + 1j * rng.standard_normal(tuple(x.shape))
     return rng.standard_normal(tuple(x.shape))
 
 
@@ -322,8 +335,9 @@ def _mismatch(es, ts):
         if e.shape != t.shape:
             return f"output {i}: shape {e.shape} vs torch {t.shape}"
         if not close(e, t):
+            as_float = np.complex128 if "c" in (e.dtype.kind, t.dtype.kind) else np.float64
             with np.errstate(all="ignore"):
-                err = np.nanmax(np.abs(e.astype(np.float64) - t.astype(np.float64)))
+                err = np.nanmax(np.abs(e.astype(as_float) - t.astype(as_float)))
             return f"output {i}: max abs error {err:.3g}"
     return ""
 

@@ -24,7 +24,6 @@ def test_equal_and_queries():
         ours, theirs = torch.zeros(2, dtype=dtype), pt.zeros(2, dtype=ptd)
         assert ours.is_floating_point() == theirs.is_floating_point()
         assert ours.is_signed() == theirs.is_signed()
-        assert ours.is_complex() == theirs.is_complex()
     assert a.is_cpu and a.get_device() == -1 and not a.is_sparse and not a.is_inference()
     assert a.is_same_size(torch.zeros(2, 3)) and not a.is_same_size(torch.zeros(3, 2))
     x = torch.zeros(5)

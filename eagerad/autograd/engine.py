@@ -30,6 +30,10 @@ def _check_seed(i, out, g):
             raise RuntimeError(
                 f"grad can be implicitly created only for scalar outputs: output {i} has shape "
                 f"{out.shape}; pass gradient=/grad_outputs= of that shape")
+        if out.dtype.kind == "c":
+            raise RuntimeError(f"grad can be implicitly created only for real scalar outputs: "
+                               f"output {i} is {out.dtype}; differentiate a real loss (e.g. "
+                               "z.abs() or z.real) or pass grad_outputs=")
         return ones_like(out)
     if not isinstance(g, Tensor):
         g = Tensor(g, dtype=out.dtype, device=out.device)

@@ -400,6 +400,25 @@ def _spread_index(idx, axis, ndim):
     return reshape(idx, (1,) * axis + (idx.size,) + (1,) * (ndim - axis - 1))
 
 
+def slices_source(name, input, index, dim, source):
+    """Checked operands of an op that sends the slices of ``source`` to the slices a 1-D
+    ``index`` names along ``dim`` (``index_add``, ``index_reduce``): ``(x, index, axis,
+    source)``, ``source`` in ``x``'s dtype.
+
+    >>> slices_source("index_add", eagerad.zeros(3, 2), [2, 0], 0, eagerad.ones(2, 2))[2]
+    0
+    """
+    x, idx, axis = _prepare(name, input, index, dim)
+    if idx.ndim != 1:
+        raise ValueError(f"{name}: index must be 1-d, got shape {idx.shape}")
+    source = as_tensor(source, x)
+    want = x.shape[:axis] + (idx.size,) + x.shape[axis + 1:]
+    if source.shape != want:
+        raise ValueError(f"{name}: source has shape {source.shape}; with input {x.shape}, "
+                         f"index of {idx.size} entries and dim {axis} it must be {want}")
+    return x, idx, axis, source if source.dtype == x.dtype else source.astype(x.dtype)
+
+
 @export(methods=("index_add",))
 def index_add(input, dim, index, source, *, alpha=1, axis=None):
     """``input`` plus ``alpha * source`` added at the 1-D ``index`` along ``dim`` (PyTorch's
@@ -412,16 +431,7 @@ def index_add(input, dim, index, source, *, alpha=1, axis=None):
     """
     if not _torch_order(dim, index):               # MindSpore: (x, indices, y, axis)
         dim, index, source = (axis if axis is not None else source), dim, index
-    x, idx, axis = _prepare("index_add", input, index, dim)
-    if idx.ndim != 1:
-        raise ValueError(f"index_add: index must be 1-d, got shape {idx.shape}")
-    source = as_tensor(source, x)
-    want = x.shape[:axis] + (idx.size,) + x.shape[axis + 1:]
-    if source.shape != want:
-        raise ValueError(f"index_add: source has shape {source.shape}; with input {x.shape}, "
-                         f"index of {idx.size} entries and dim {axis} it must be {want}")
-    if source.dtype != x.dtype:
-        source = source.astype(x.dtype)
+    x, idx, axis, source = slices_source("index_add", input, index, dim, source)
     if alpha != 1:
         source = source * alpha
     return x + _scatter_add(source, _spread_index(idx, axis, x.ndim), shape=x.shape, axis=axis,

@@ -48,7 +48,7 @@ def _unary(name, vjp=None, jvp=None, domain=None, example=None, floating=True, p
     def fn(x):
         if type(x) is not Tensor and not isinstance(x, Tensor):
             x = as_tensor(x)
-        if floating and x._data.dtype.kind != "f":
+        if floating and x._data.dtype.kind not in "fc":
             x = x.astype(dt.default_float)
         return run(x)     # ``op(x)`` without its extra calls (the per-op hot path)
     x, out = example if isinstance(example, tuple) else ("0.5", example)
@@ -128,7 +128,18 @@ sigmoid = _unary("sigmoid", *_linear(lambda g, ans, x: _sigmoid_grad.apply2(g, a
 relu = _unary("relu", *_linear(lambda g, ans, x: formulas.relu_grad(g, x, 1)),
               fast=lambda B, g, ans, x: B.fused_grad("relu", g, x), domain=_OFF_ZERO,
               example="[0.5]", primitive="ReLU", floating=False)
-abs = _unary("abs", lambda g, ans, x: g * sign(x), lambda t, ans, x: t * sign(x), domain=_OFF_ZERO,
+def _complex_rule(name):
+    """A rule of ``complex_ops`` (its module imports this one), for complex operands."""
+    def rule(*args):
+        from . import complex_ops
+        return getattr(complex_ops, name)(*args)
+    return rule
+
+
+_abs_complex_vjp, _abs_complex_jvp = _complex_rule("abs_vjp"), _complex_rule("abs_jvp")
+abs = _unary("abs", lambda g, ans, x: g * sign(x) if x.dtype.kind != "c" else _abs_complex_vjp(g, ans, x),
+             lambda t, ans, x: t * sign(x) if x.dtype.kind != "c" else _abs_complex_jvp(t, ans, x),
+             domain=_OFF_ZERO,
              example="[0.5]", primitive="Abs", floating=False)
 sqrt = _unary("sqrt", lambda g, ans, x: g / (2 * ans), lambda t, ans, x: t / (2 * ans),
               saves=(), save_output=True, domain=_POSITIVE, example="[0.7071]", primitive="Sqrt")
@@ -530,7 +541,7 @@ def operands(name, x, y, floating=False):
     else:
         x = _weak(x, y)
         target = dt.promote_scalar(y.dtype, x) if not isinstance(x, Tensor) else dt.promote(x.dtype, y.dtype)
-    if floating and target.kind != "f":
+    if floating and target.kind not in "fc":
         target = dt.default_float
     if isinstance(x, Tensor) and x.dtype != target:
         x = x.astype(target)

@@ -64,12 +64,15 @@ def frac(input):
 
 @export(methods=("sgn",))
 def sgn(input):
-    """The sign of real input (``sign``; ``sgn`` is its name for complex numbers).
+    """The sign of real input (``sign``); ``x / |x|`` (0 at 0) of complex input.
 
     >>> import eagerad
     >>> sgn(eagerad.tensor([-2.0, 0.0, 3.0])).tolist()
     [-1.0, 0.0, 1.0]
     """
+    if getattr(input, "dtype", None) is not None and input.dtype.kind == "c":
+        from . import complex_ops
+        return complex_ops.sgn(input)
     return _math.sign(input)
 
 

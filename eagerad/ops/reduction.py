@@ -158,7 +158,7 @@ def mean(x, axis=None, keepdims=False, dtype=None, *, dim=None, keepdim=None):
     (1, 3)
     """
     x, axes = _prepare(x, axis, "mean", dim, dtype)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":
         x = x.astype(dt.default_float)
     if not _count(x.shape, axes):       # the mean of nothing is nan (as numpy and torch)
         return _sum(x, axes=axes, keepdims=_keep(keepdims, keepdim)) * float("nan")

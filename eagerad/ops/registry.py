@@ -607,7 +607,9 @@ def _lean_backward(op):
             ad = ad[0]
         inputs = node.inputs
         kwargs = node.kwargs
-        if rule0 is not None and not kwargs and len(inputs) == 1:
+        if gd.dtype.kind == "c":          # the array rules are for real numbers only
+            pass
+        elif rule0 is not None and not kwargs and len(inputs) == 1:
             a = inputs[0]
             ta = type(a)
             like = a._data if ta is Tensor else a if ta is Unsaved else None
@@ -655,7 +657,7 @@ def _input_grads(op, kwargs, inputs, gd, ad, device, g, ans, node):
             i += 1
             continue
         arr = None
-        if i < n_fast and fast[i] is not None:
+        if i < n_fast and fast[i] is not None and gd.dtype.kind != "c":
             if arrays is None:           # the operands' arrays, read once per node
                 arrays = []
                 usable = True
@@ -673,7 +675,10 @@ def _input_grads(op, kwargs, inputs, gd, ad, device, g, ans, node):
             if g is None:                # the Tensor rule's arguments, made once per node
                 g = Tensor._make(gd, device)
                 ans = node.unpack()[1][0] if ad is not None else None
-            gi = rule(g, ans, *inputs, **kwargs)
+            if _complex_node(op, g, inputs):
+                gi = _conjugated(rule, g, ans, inputs, kwargs)
+            else:
+                gi = rule(g, ans, *inputs, **kwargs)
             if not isinstance(gi, Tensor):
                 result.append(fit_gradient(gi, a)._data)
                 continue
@@ -692,13 +697,51 @@ def _backward_rules(op, kwargs, g, ans, inputs):
     vjp = op.vjp
     n_rules = len(vjp)
     result = []
+    conj = _complex_node(op, g, inputs)
     for i, a in enumerate(inputs):
         rule = vjp[i] if i < n_rules else None
         if rule is None or not isinstance(a, (Tensor, Unsaved)) or not a._requires_grad:
             result.append(None)
+        elif conj:
+            result.append(fit_gradient(_conjugated(rule, g, ans, inputs, kwargs), a))
         else:
             result.append(fit_gradient(rule(g, ans, *inputs, **kwargs), a))
     return result
+
+
+# Ops whose vjp rules are right for complex tensors as written (PyTorch's convention: the
+# gradient of a real loss L in z = a + ib is dL/da + i dL/db).  Every other op's rules are
+# written as for real numbers, ``g * f'(x)``; for complex operands the engine runs them as
+# ``conj(rule(conj(g)))`` = ``g * conj(f'(x))``, which is PyTorch's gradient wherever f is
+# holomorphic (mul, div, matmul, exp, ...).  Non-holomorphic ops (conj, real, abs, angle,
+# the FFTs of real signals) say so by adding their name here and writing complex rules.
+COMPLEX_AWARE = {"add", "sub", "neg", "sum", "mean", "reshape", "transpose", "clone", "astype"}
+
+
+def _is_complex(t):
+    return isinstance(t, (Tensor, Unsaved)) and t._data.dtype.kind == "c"
+
+
+def _complex_node(op, g, inputs):
+    """Whether ``op``'s rules must be conjugated at this node: complex operands or output
+    gradient, and rules written for real numbers."""
+    if op.name in COMPLEX_AWARE:
+        return False
+    return any(_is_complex(x) for x in (g if isinstance(g, tuple) else (g,))) or \
+        any(_is_complex(x) for x in inputs)
+
+
+def _conjugated(rule, g, ans, inputs, kwargs):
+    """``conj(rule(conj(g)))``: the vjp in PyTorch's complex convention of a rule written
+    as for real numbers (see ``COMPLEX_AWARE``)."""
+    conj = OPS["conj"]
+
+    def c(t):
+        return conj(t) if _is_complex(t) else t
+    out = rule(tuple(c(x) for x in g) if isinstance(g, tuple) else c(g), ans, *inputs, **kwargs)
+    if isinstance(out, complex):
+        return out.conjugate()
+    return c(out)
 
 
 # ------------------------------------------------------------------ batching (vmap)

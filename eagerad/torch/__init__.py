@@ -33,6 +33,7 @@ from .. import dtype as _dtype
 from .. import ops as _ops
 from ..dtype import (bool_ as bool, float16, float32, float64, int8, int16, int32, int64,
                      uint8, get_default_dtype, set_default_dtype)
+from ..dtype import cdouble, cfloat, complex64, complex128
 from ..device import Device as device
 from ..context import get_default_device, set_default_device
 from ..autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -166,6 +167,7 @@ def numel(input):
 from . import autograd, cuda, func, linalg, nn, optim, special, utils, backends  # noqa: E402
 from . import amp, distributions, hub, jit, random, testing  # noqa: E402,F401
 from .amp import autocast  # noqa: E402,F401
+from . import fft  # noqa: E402
 from . import serialization  # noqa: E402
 from . import onnx  # noqa: E402
 from ..samplers import Generator  # noqa: E402  (for random_split, samplers, DataLoader)
@@ -183,12 +185,14 @@ from .nn.functional import (adaptive_avg_pool1d, conv3d, conv_transpose1d,  # no
 from ..ops.grid_sample import grid_sampler_2d, grid_sampler_3d  # noqa: E402,F401
 from ..ops.normalization import (native_batch_norm, native_group_norm,  # noqa: E402,F401
                                  native_layer_norm)
+from ..ops import index_reduce, scatter_reduce  # noqa: E402,F401  (issue 20: scatter/index reductions)
+from ..ops import mode, nanquantile  # noqa: E402,F401  (issue 20: order statistics)
+from ..ops.order_statistics import nanmedian_lower as nanmedian  # noqa: E402,F401
+from . import masked  # noqa: E402,F401  (issue 20: torch.masked)
 from ._toplevel_aliases import *  # noqa: E402,F401,F403  (torch.eq, torch.relu_, ... issue 20)
 from ._toplevel_more import *  # noqa: E402,F401,F403  (torch.range, histogram, ... issue 20)
 from ._windows import *  # noqa: E402,F401,F403  (torch.hann_window, ... issue 20)
 from . import _tensor_methods_more  # noqa: E402,F401  (Tensor.greater, fill_diagonal_, ... issue 20)
-from ._scatter_reduce import scatter_reduce  # noqa: E402,F401  (issue 20)
-from ._nan_statistics import mode, nanmedian, nanquantile  # noqa: E402,F401  (issue 20)
 from ._legacy_types import *  # noqa: E402,F401,F403  (torch.FloatTensor, ... issue 20)
 from ._legacy_types import install_cuda_types as _install_cuda_types  # noqa: E402
 _install_cuda_types(cuda)

@@ -529,11 +529,15 @@ def _identity(name, doc):
     return _made(fn, name, doc, f"torch.{name}(torch.tensor([1.0])).tolist()", "[1.0]")
 
 
-conj = _identity("conj", "``torch.conj``: real tensors are their own conjugate.")
-conj_physical = _identity("conj_physical", "``torch.conj_physical``: as ``conj`` for real tensors.")
-resolve_conj = _identity("resolve_conj", "``torch.resolve_conj``: nothing to resolve on real tensors.")
-resolve_neg = _identity("resolve_neg", "``torch.resolve_neg``: nothing to resolve on real tensors.")
-real = _identity("real", "``torch.real``: a real tensor is its own real part.")
+resolve_conj = _identity("resolve_conj", "``torch.resolve_conj``: conjugation is never lazy here.")
+resolve_neg = _identity("resolve_neg", "``torch.resolve_neg``: negation is never lazy here.")
+from ..ops.complex_ops import (angle, conj, imag, is_complex, polar, real,  # noqa: E402
+                               view_as_complex, view_as_real)
+from ..ops.complex_ops import complex_ as complex  # noqa: E402
+from .fft import stft  # noqa: E402
+conj_physical = conj
+__all__ += ["angle", "complex", "conj", "conj_physical", "imag", "is_complex", "polar", "real",
+            "stft", "view_as_complex", "view_as_real"]
 
 
 def _copy_of(name, fn, args, result):
@@ -727,19 +731,6 @@ def mvlgamma(input, p):
 
 
 @_public
-def angle(input):
-    """``torch.angle`` of real input: 0 for ``x >= 0``, pi for ``x < 0`` (NaN stays NaN).
-
-    >>> import eagerad.torch as torch
-    >>> torch.angle(torch.tensor([-1.0, 2.0])).tolist()
-    [3.1415927410125732, 0.0]
-    """
-    import math
-    zero = input.detach() * 0
-    return _ops.where(input < 0, zero + math.pi, zero)
-
-
-@_public
 def constant_pad_nd(input, pad, value=0):
     """``torch.constant_pad_nd``: ``F.pad`` in constant mode (negative pads crop).
 
@@ -764,13 +755,13 @@ def fill(input, value):
 
 @_public
 def adjoint(input):
-    """``torch.adjoint``: the last two dimensions swapped (real tensors).
+    """``torch.adjoint``: the last two dimensions swapped and conjugated.
 
     >>> import eagerad.torch as torch
     >>> torch.adjoint(torch.ones(2, 3)).shape
     torch.Size([3, 2])
     """
-    return input.swapaxes(-1, -2)
+    return conj(input.swapaxes(-1, -2))
 
 
 @_public
@@ -871,11 +862,12 @@ TENSOR_METHODS = {
     "aminmax": aminmax, "norm": norm, "triangular_solve": triangular_solve, "to": _to, "cholesky": cholesky, "cholesky_solve": cholesky_solve,
     "cholesky_inverse": cholesky_inverse, "pinverse": pinverse, "qr": qr, "svd": svd,
     "renorm": renorm, "mvlgamma": mvlgamma, "angle": angle, "prelu": prelu,
-    "adjoint": adjoint, "where": _where_method,
-    "real": property(real, doc="A real tensor is its own real part."),
+    "adjoint": adjoint, "where": _where_method, "stft": stft,
+    "real": property(real, doc="The real part (a real tensor is its own)."),
+    "imag": property(imag, doc="The imaginary part of a complex tensor."),
     "__rdiv__": lambda self, other: _ops.div(other, self),
-    "H": property(adjoint, doc="The transpose of a real matrix."),
-    "mH": property(adjoint, doc="The last two dimensions swapped (real tensors)."),
+    "H": property(adjoint, doc="The conjugate transpose of a matrix."),
+    "mH": property(adjoint, doc="The last two dimensions swapped and conjugated."),
 }
 
 
@@ -885,7 +877,7 @@ def _install_methods():
             setattr(_Tensor, name, _not_neutral(name, isinstance(impl, property)))
         _install(_Tensor, name)
         _TORCH.attributes[name] = impl
-    for name in ("float", "double", "half"):
+    for name in ("float", "double", "half", "cfloat", "cdouble"):
         if hasattr(_Tensor, name):
             cast = getattr(_Tensor, name)           # the neutral method (class access)
             _install(_Tensor, name)

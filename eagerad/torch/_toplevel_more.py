@@ -1,5 +1,5 @@
 """The rest of ``torch``'s top-level functions real programs call: dtype and shape queries
-(``is_complex``, ``is_signed``, ``broadcast_shapes``, ``typename``), creation with PyTorch's
+(``is_signed``, ``broadcast_shapes``, ``typename``), creation with PyTorch's
 rules (``range`` with its inclusive end, ``scalar_tensor``, ``asarray``, ``frombuffer``,
 ``empty_strided``), index and counting helpers (``unravel_index``, ``unique_consecutive``,
 ``histogram``, ``histogramdd``), ``binomial`` samples, the deprecated norms
@@ -35,16 +35,6 @@ def _torch(obj):
 
 
 # ---------------------------------------------------------------- queries
-def is_complex(input):
-    """``torch.is_complex``: whether the dtype is complex.
-
-    >>> import eagerad.torch as torch
-    >>> torch.is_complex(torch.ones(1))
-    False
-    """
-    return input.dtype.kind == "c"
-
-
 def is_signed(input):
     """``torch.is_signed``: whether the dtype holds negative numbers (float and signed int).
 
@@ -92,13 +82,6 @@ def typename(obj):
         module = "" if type(obj).__module__ == "builtins" else type(obj).__module__
         name = name if isinstance(obj, type) or callable(obj) else type(obj).__qualname__
     return f"{module}.{name}" if module else name
-
-
-def imag(input):
-    """``torch.imag``: eagerad's tensors are real, and PyTorch refuses ``imag`` of a real
-    tensor too."""
-    raise RuntimeError(f"imag is not implemented for tensors with non-complex dtypes "
-                       f"(got {input.dtype})")
 
 
 def broadcast_shapes(*shapes):

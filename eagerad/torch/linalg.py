@@ -39,3 +39,4 @@ def lstsq(A, B, rcond=None, *, driver=None):
         const(rank.numpy(), solution, np.int64)
     s = svdvals(A).detach() if driver in ("gelsd", "gelss") else empty
     return LstsqResult(solution, residuals, rank, s)
+from ..ops.eig import EigResult, eig, eigvals  # noqa: E402,F401 - complex results

@@ -91,7 +91,11 @@ def astype(a, dtype):
 
     >>> astype(np.array([1.7, -1.2]), "int32")
     array([ 1, -1], dtype=int32)
+    >>> astype(np.array([1.5 + 2j]), "float64")     # complex to real keeps the real part
+    array([1.5])
     """
+    if a.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        a = a.real
     return a.astype(dtype)
 
 
@@ -133,6 +137,18 @@ BINARY = {
     "logical_or": np.logical_or, "logical_xor": np.logical_xor,
     "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
 }
+
+
+# Ops of the tables that have no meaning for complex numbers (orderings, roundings, real
+# activations): numpy would order complex numbers lexicographically or read sign as z/|z|,
+# PyTorch refuses them, so complex operands raise here instead of giving another number.
+REAL_ONLY = {"maximum", "minimum", "floordiv", "mod", "atan2", "lt", "le", "gt", "ge",
+             "relu", "sigmoid", "sign", "floor", "ceil", "round"}
+
+
+def _refuse_complex(op):
+    raise TypeError(f"{op}: not defined for complex tensors (as in PyTorch); use the real "
+                    "and imaginary parts, or abs()")
 
 
 # Large elementwise ops run on every core.  Which way was measured per dtype on
@@ -253,6 +269,8 @@ def unary(op, x):
             return kernels.tanh_f32(x) if op == "tanh" else kernels.unary_parallel(op, x)
         if op in _SAME_DTYPE:
             return _run(UNARY[op], pool.empty_like(x), x)
+    if op in REAL_ONLY and x.dtype.kind == "c":
+        _refuse_complex(op)
     out = UNARY[op](x)
     return out if type(out) is np.ndarray else np.asarray(out)
 
@@ -305,6 +323,10 @@ def binary(op, x, y):
         out = _float_out(x, y)
         if out is not None:
             return _run(BINARY[op], out, x, y)
+    if op in REAL_ONLY and (type(x) is complex or type(y) is complex or
+                            getattr(x, "dtype", None) is not None and x.dtype.kind == "c" or
+                            getattr(y, "dtype", None) is not None and y.dtype.kind == "c"):
+        _refuse_complex(op)
     out = BINARY[op](x, y)
     return out if type(out) is np.ndarray else np.asarray(out)
 
@@ -449,9 +471,10 @@ def logsumexp(x, axis, keepdims):
     """
     if x.dtype.kind != "f" or x.dtype.char == "e":
         return _rounded(logsumexp(_computing(x), axis, keepdims), x)
-    m = np.max(x, axis=axis, keepdims=True)
+    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)   # an empty axis: -inf
     m = np.where(np.isfinite(m), m, 0)
-    out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    with np.errstate(divide="ignore"):                          # log(0) = -inf, as PyTorch
+        out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
     return out if keepdims else np.squeeze(out, axis=axis)
 
 
@@ -464,6 +487,8 @@ def softmax(x, axis):
     """
     if x.dtype.char == "e":
         return _rounded(softmax(_computing(x), axis), x)
+    if x.size == 0:                       # nothing to normalise (an empty axis included)
+        return np.exp(x)
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
 
@@ -689,3 +714,4 @@ from .indexing import *  # noqa: E402,F401,F403
 from .linalg import *  # noqa: E402,F401,F403
 from .nn import *  # noqa: E402,F401,F403
 from .fused import *  # noqa: E402,F401,F403
+from .spectral import *  # noqa: E402,F401,F403

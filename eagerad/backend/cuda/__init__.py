@@ -124,6 +124,8 @@ def copy(a):
 
 def astype(a, dtype):
     dtype = np.dtype(dtype)
+    if a.dtype.kind == "c" and dtype.kind != "c":     # complex to real keeps the real part
+        a = complex_unary("real", a)
     return unary("nonzero" if dtype == np.bool_ else "identity", a, dtype)
 
 # ------------------------------------------------------------- elementwise
@@ -133,8 +135,23 @@ def astype(a, dtype):
 # is the one numpy's ufunc of the same name gives (the CPU backend's ``UNARY``/``BINARY``).
 
 
+# the scalar functions of ``elementwise`` that are right for complex numbers (the others
+# use ``math``, which is real-only); any other op on complex operands raises, naming it
+_COMPLEX_UNARY = {"identity", "nonzero", "neg", "square", "reciprocal", "logical_not"}
+_COMPLEX_BINARY = {"add", "sub", "mul", "div", "eq", "ne"}
+
+
+def _real_only(op, table, *operands):
+    """NotImplementedError when a complex operand meets an op with no complex kernel here."""
+    if op not in table and any(isinstance(v, complex) or _is_device(v) and v.dtype.kind == "c"
+                               for v in operands):
+        raise NotImplementedError(f"{op}: complex tensors have no kernel for this op on the "
+                                  "cuda device; compute it on the CPU (x.cpu())")
+
+
 def unary(op, x, dtype=None):
     """Elementwise ``op`` (a key of ``elementwise.UNARY``; an internal one needs ``dtype``)."""
+    _real_only(op, _COMPLEX_UNARY, x)
     out = _empty(x.shape, dtype if dtype is not None else _result_dtype(cpu.UNARY, op, x))
     _run(ew.unary_kernel(op), x.size, _flat(out), _flat(x))
     return out
@@ -145,6 +162,7 @@ def binary(op, x, y):
     Python scalar."""
     if not _is_device(x) and not _is_device(y):
         return from_numpy(cpu.binary(op, x, y))
+    _real_only(op, _COMPLEX_BINARY, x, y)
     return _binary(op, x, y, _result_dtype(cpu.BINARY, op, x, y))
 
 
@@ -180,6 +198,7 @@ def inplace(op, x, y):
     """``x op= y`` in place (``op`` a key of ``elementwise.BINARY``); returns ``x``."""
     if _is_device(y) and np.broadcast_shapes(x.shape, y.shape) != x.shape:
         raise ValueError(f"in-place {op}: shape {y.shape} cannot be broadcast to {x.shape}")
+    _real_only(op, _COMPLEX_BINARY, x, y)
     return _binary(op, x, y, x.dtype, out=x)
 
 
@@ -489,6 +508,10 @@ def index_add(shape, dtype, index, values):
     """Zeros of ``shape`` with ``values`` added at ``index``; repeated indices accumulate."""
     rshape, strided, pos = _plan(tuple(shape), index)
     v = _fit_value(values, rshape, dtype, "index_add")
+    if np.dtype(dtype).kind == "c":     # the atomics are real: the two parts accumulate apart
+        part = np.float32 if np.dtype(dtype) == np.complex64 else np.float64
+        return complex_join(*(index_add(shape, part, index, complex_unary(p, v))
+                              for p in ("real", "imag")))
     if strided is not None:      # basic indexing never repeats a position
         out = full(shape, 0, dtype)
         _copy_into(out, v, rshape, *strided, 0, broadcast_strides(v.shape, rshape))
@@ -533,3 +556,4 @@ from .indexing import *  # noqa: E402,F401,F403
 from .linalg import *  # noqa: E402,F401,F403
 from .nn import *  # noqa: E402,F401,F403
 from .fused import *  # noqa: E402,F401,F403
+from .spectral import *  # noqa: E402,F401,F403

@@ -24,9 +24,10 @@ def _to_device(a):
     return cuda.to_device(a if a.flags.c_contiguous else a.copy(order="C"))
 
 
-def _on_host(name):
-    """The CPU kernel ``name`` with device arrays copied to the host and back."""
-    kernel = getattr(cpu.linalg, name)
+def on_host(name, family=None):
+    """The CPU kernel ``name`` (of the CPU backend's ``family`` module, default ``linalg``)
+    with device arrays copied to the host and back."""
+    kernel = getattr(family or cpu.linalg, name)
 
     def run(*args):
         host = [a.copy_to_host() if hasattr(a, "copy_to_host") else a for a in args]
@@ -39,7 +40,7 @@ def _on_host(name):
     return run
 
 
-globals().update({name: _on_host(name) for name in __all__})
+globals().update({name: on_host(name) for name in __all__})
 
 
 def _sum_private(B, s, a, keep):
@@ -89,4 +90,4 @@ def einsum(subscripts, *arrays):
     return B.transpose(a, [s.index(c) for c in out]) if s != out else B.copy(a)
 
 
-_host_einsum = _on_host("einsum")
+_host_einsum = on_host("einsum")
