@@ -73,7 +73,9 @@ def test_copies_and_static_nonzero():
     m = np.array([[0, 1], [1, 1]])
     for size in (1, 3, 5):
         assert torch.nonzero_static(torch.tensor(m), size=size).tolist() == \
-            pt.nonzero_static(pt.tensor(m), size=size).tolist()
+            pt.nonzero_static(pt.tensor(m), size=size).tolist() == \
+            torch.tensor(m).nonzero_static(size=size, fill_value=-1).tolist()
+    assert [p.shape[0] for p in torch.arange(5).unsafe_split_with_sizes([4, 1])] == [4, 1]
 
 
 def test_low_rank():

@@ -294,6 +294,8 @@ _shift_methods = {
     "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
     "bitwise_left_shift_": lambda self, other: self.copy_(bitwise_left_shift(self, other)),
     "bitwise_right_shift_": lambda self, other: self.copy_(bitwise_right_shift(self, other)),
+    "nonzero_static": nonzero_static,
+    "unsafe_split_with_sizes": unsafe_split_with_sizes,
 }
 for _name, _impl in _shift_methods.items():
     install(Tensor, _name)
