@@ -144,6 +144,7 @@ class Tensor:
     _grad = None          # accumulated gradient of a leaf
     _out_index = 0        # which output of ``grad_fn`` this is
     _hooks = None         # a leaf's gradient hooks
+    _post_accumulate_hooks = None   # a leaf's hooks run after .grad is accumulated
     _retains_grad = False
     _tangents = None      # forward-mode tangents
     _view = None    # (root tensor, view steps) for a view made by ops/shape.py

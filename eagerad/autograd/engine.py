@@ -370,6 +370,9 @@ def _finish_leaves(leaf_grads, capture, captured, create_graph):
             g = g.detach() if g._requires_grad else g
         g._face = leaf._face    # a leaf's gradient speaks the leaf's face
         leaf._grad = g if leaf._grad is None else leaf._grad + g
+        if leaf._post_accumulate_hooks:     # register_post_accumulate_grad_hook
+            for hook in list(leaf._post_accumulate_hooks.values()):
+                hook(leaf)
     return captured
 
 

@@ -189,3 +189,11 @@ from ..ops import index_reduce, scatter_reduce  # noqa: E402,F401  (issue 20: sc
 from ..ops import mode, nanquantile  # noqa: E402,F401  (issue 20: order statistics)
 from ..ops.order_statistics import nanmedian_lower as nanmedian  # noqa: E402,F401
 from . import masked  # noqa: E402,F401  (issue 20: torch.masked)
+from ._toplevel_aliases import *  # noqa: E402,F401,F403  (torch.eq, torch.relu_, ... issue 20)
+from ._toplevel_more import *  # noqa: E402,F401,F403  (torch.range, histogram, ... issue 20)
+from ._windows import *  # noqa: E402,F401,F403  (torch.hann_window, ... issue 20)
+from . import _tensor_methods_more  # noqa: E402,F401  (Tensor.greater, fill_diagonal_, ... issue 20)
+from ._legacy_types import *  # noqa: E402,F401,F403  (torch.FloatTensor, ... issue 20)
+from ._legacy_types import install_cuda_types as _install_cuda_types  # noqa: E402
+_install_cuda_types(cuda)
+from ._toplevel_extra import *  # noqa: E402,F401,F403  (torch.convolution, ... issue 20)
