@@ -204,9 +204,7 @@ class Dense(Cell):
             raise ValueError(f"{type(self).__name__}: input of shape {x.shape} has {x.shape[-1]} "
                              f"features in its last axis, the layer expects "
                              f"{self._in_name}={self.in_channels}")
-        out = ops.matmul(x, self.weight.T)
-        if self.bias is not None:
-            out = out + self.bias
+        out = ops.dense(x, self.weight, self.bias)    # all rows as one 2-D product
         return out if self.activation is None else self.activation(out)
 
     def extend_repr(self):

@@ -59,9 +59,26 @@ def _linear_forward(B, x, w):
     return B.reshape(out, lead + (w.shape[0],))
 
 
+def _linear_grad_x(g, ans, x, w):
+    """``g @ w``, again one 2-D product of all rows (``w.T`` is (in, out))."""
+    return _linear(g, w.swapaxes(0, 1))
+
+
 def _linear_grad_w(g, ans, x, w):
     rows = math.prod(x.shape[:-1])
     return matmul(g.reshape(rows, w.shape[0]).T, x.reshape(rows, w.shape[1]))
+
+
+def _linear_fast_x(B, g, ans, x, w):
+    """``_linear_grad_x`` on arrays: the same 2-D product."""
+    return _linear_forward(B, g, B.transpose(w, (1, 0)))
+
+
+def _linear_fast_w(B, g, ans, x, w):
+    """``_linear_grad_w`` on arrays: ``g^T @ x`` over all rows, one 2-D product."""
+    rows = math.prod(tuple(x.shape)[:-1])
+    return B.matmul(B.transpose(B.reshape(g, (rows, w.shape[0])), (1, 0)),
+                    B.reshape(x, (rows, w.shape[1])))
 
 
 def _linear_batch(args, bdims):
@@ -77,7 +94,7 @@ def _linear_batch(args, bdims):
 
 
 _linear = defop("linear", _linear_forward,
-                vjp=(lambda g, ans, x, w: matmul(g, w), _linear_grad_w),
+                vjp=(_linear_grad_x, _linear_grad_w), fast=(_linear_fast_x, _linear_fast_w),
                 jvp=(lambda t, ans, x, w: _linear(t, w), lambda t, ans, x, w: _linear(x, t)),
                 batch=_linear_batch,
                 cases=[Case(U(4, 3), U(2, 3)), Case(U(3), U(2, 3)), Case(U(2, 5, 3), U(4, 3)),

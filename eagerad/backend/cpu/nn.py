@@ -3,8 +3,10 @@
 ``unfold`` (im2col) copies every kernel-sized window of an NCHW batch into a
 column array, so a convolution becomes one BLAS matmul and a pooling one
 reduction; ``fold`` (col2im) is its exact adjoint, adding each column entry
-back where it came from.  Each is ``kh * kw`` strided slice copies in numpy,
-nothing to compile.  Every name in ``__all__`` becomes ``B.<name>``.
+back where it came from.  Float32/float64 arrays take one Numba pass each
+(``window_copy_kernels.py``, compiled at the first call); other dtypes ``kh * kw``
+strided slice copies in numpy.  Both give the same numbers to the bit.  Every name in
+``__all__`` becomes ``B.<name>``.
 
 >>> x = np.arange(9.0).reshape(1, 1, 3, 3)
 >>> unfold(x, (2, 2), (1, 1), (1, 1), (0, 0, 0, 0), 0.0).shape
@@ -31,6 +33,11 @@ def windows(size, kernel, stride, dilation, pads):
                  for n, k, s, d, lo, hi in zip(size, kernel, stride, dilation, pads[::2], pads[1::2]))
 
 
+def _compiled(a):
+    """Whether ``a`` goes through the Numba kernels (float32/float64, non-empty)."""
+    return a.dtype.char in "fd" and a.size > 0
+
+
 def unfold(x, kernel, stride, dilation, pads, fill):
     """Windows of ``x`` (N, C, H, W) as (N, C, kh, kw, oh, ow); ``pads`` is (top,
     bottom, left, right) of ``fill`` around the image.
@@ -40,6 +47,12 @@ def unfold(x, kernel, stride, dilation, pads, fill):
     """
     oh, ow = windows(x.shape[2:], kernel, stride, dilation, pads)
     pt, pb, pl, pr = pads
+    if _compiled(x):
+        from .window_copy_kernels import im2col
+        out = np.empty(x.shape[:2] + tuple(kernel) + (oh, ow), x.dtype)
+        im2col(np.ascontiguousarray(x), out, stride[0], stride[1], dilation[0], dilation[1],
+               pt, pl, fill)
+        return out
     if any(pads):
         xp = np.full(x.shape[:2] + (x.shape[2] + pt + pb, x.shape[3] + pl + pr), fill, x.dtype)
         xp[:, :, pt:pt + x.shape[2], pl:pl + x.shape[3]] = x
@@ -64,6 +77,12 @@ def fold(cols, size, kernel, stride, dilation, pads):
     """
     pt, pb, pl, pr = pads
     oh, ow = cols.shape[-2:]
+    if _compiled(cols):
+        from .window_copy_kernels import col2im
+        out = np.zeros(cols.shape[:2] + tuple(size), cols.dtype)
+        col2im(np.ascontiguousarray(cols), out, stride[0], stride[1], dilation[0], dilation[1],
+               pt, pl)
+        return out
     xp = np.zeros(cols.shape[:2] + (size[0] + pt + pb, size[1] + pl + pr), cols.dtype)
     for i in range(kernel[0]):
         rows = _window(i, oh, stride[0], dilation[0])
