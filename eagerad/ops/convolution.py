@@ -33,6 +33,7 @@ from ..backend.cpu import nn as cpu_nn
 from ..tensor import Tensor, arange
 from .linalg import matmul
 from .pooling import max_pool_fused
+from .pool_index import max_pool_indexed
 from .math import as_tensor, equal, where
 from .reduction import argmax
 from .registry import Case, U, defop, export
@@ -398,6 +399,10 @@ def _max_pool(name, x, kernel_size, stride, padding, dilation, ceil_mode, return
     kernel, stride, dilation, _, pads = _pool_geometry(name, x, kernel_size, stride, padding,
                                                        dilation, ceil_mode)
     n, c, h, w = x.shape
+    if type(x) is Tensor and x.dtype.name in ("float32", "float64"):
+        # the maxima found once; the backward a scatter to them
+        out, idx = max_pool_indexed(x, (kernel, stride, dilation, pads))
+        return (out, idx) if return_indices else out
     if not return_indices and x.dtype.name in ("float32", "float64"):
         return max_pool_fused(x, geometry=(kernel, stride, dilation, pads))   # one pass each way
     cols = _unfold(x, kernel=kernel, stride=stride, dilation=dilation, pads=pads,

@@ -18,7 +18,7 @@ Numba pass per step (``recurrent_kernels.py``, compiled at its first use).  Ever
 import numpy as np
 
 __all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
-           "gelu", "gelu_backward"]
+           "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put"]
 
 
 def _kernels(*arrays):
@@ -172,6 +172,55 @@ def max_pool_scatter(g, x, geometry):
     g, x = _contiguous_float(g, x)
     out = np.zeros(x.shape, g.dtype)
     route(g, x, out, True, *_window_args(x, geometry))
+    return out
+
+
+def max_pool_argmax(x, geometry):
+    """Flat (y * W + x) position in its (H, W) plane of each window's first maximum of
+    ``x`` (N, C, H, W), as int64 (N, C, oh, ow); -1 for a window wholly in the padding.
+
+    >>> max_pool_argmax(np.array([[[[1.0, 4.0], [3.0, 2.0]]]]), ((2, 2), (2, 2), (1, 1), (0, 0, 0, 0)))
+    array([[[[1]]]])
+    """
+    from .pool_index_kernels import argmax
+    x, = _contiguous_float(x)
+    idx = np.empty(_out_shape(x, geometry), np.int64)
+    argmax(x, idx, *_window_args(x, geometry))
+    return idx
+
+
+def _planes(a, n_planes):
+    return np.ascontiguousarray(a).reshape(n_planes, -1)
+
+
+def pool_take(src, idx, fill):
+    """``src`` (N, C, H, W) read at the plane positions ``idx`` (N, C, oh, ow); ``fill``
+    where ``idx`` is -1.
+
+    >>> pool_take(np.arange(4.0).reshape(1, 1, 2, 2), np.array([[[[3, -1]]]]), -np.inf)
+    array([[[[  3., -inf]]]])
+    """
+    from .pool_index_kernels import take
+    planes = idx.shape[0] * idx.shape[1]
+    out = np.empty(idx.shape, src.dtype)
+    if out.size:
+        take(_planes(src, planes), _planes(idx, planes), out.reshape(planes, -1), fill)
+    return out
+
+
+def pool_put(src, idx, size):
+    """Zeros (N, C, *size) with ``src`` (N, C, oh, ow) added at the plane positions
+    ``idx`` (the adjoint of ``pool_take``; -1 dropped).
+
+    >>> pool_put(np.ones((1, 1, 1, 2)), np.array([[[[3, 3]]]]), (2, 2))[0, 0]
+    array([[0., 0.],
+           [0., 2.]])
+    """
+    from .pool_index_kernels import put
+    planes = idx.shape[0] * idx.shape[1]
+    out = np.zeros(idx.shape[:2] + tuple(size), src.dtype)
+    if src.size:
+        put(_planes(src, planes), _planes(idx, planes), out.reshape(planes, -1))
     return out
 
 

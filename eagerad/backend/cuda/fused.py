@@ -5,14 +5,14 @@ the GPU that is a launch-bound loop either way, and a persistent-kernel LSTM is 
 of its own.  Until one exists, ``lstm_scan`` and ``lstm_scan_backward`` copy their operands
 to the host, run the CPU kernels and copy the results back: the same numbers as the CPU,
 correct on every device, and one graph node instead of ~30 per step.  The max-pooling
-ops (a window scan each) take the same route until a one-thread-per-window kernel is
+ops (a window scan each, and the indexed take/put of ``max_pool_argmax``) take the same route until a one-thread-per-window kernel is
 written.  Every name in
 ``__all__`` becomes ``B.<name>``.
 """
 from ..cpu import fused as _cpu
 
 __all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
-           "gelu", "gelu_backward"]
+           "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put"]
 
 
 def _host(fn, *arrays):
@@ -55,3 +55,18 @@ def gelu(x, approximate):
 def gelu_backward(g, x, approximate):
     """No fused GELU gradient on CUDA yet: None, so the differentiable rule runs."""
     return None
+
+
+def max_pool_argmax(x, geometry):
+    """``cpu.fused.max_pool_argmax`` on a device array (through the host)."""
+    return _host(lambda a: _cpu.max_pool_argmax(a, geometry), x)
+
+
+def pool_take(src, idx, fill):
+    """``cpu.fused.pool_take`` on device arrays (through the host)."""
+    return _host(lambda a, i: _cpu.pool_take(a, i, fill), src, idx)
+
+
+def pool_put(src, idx, size):
+    """``cpu.fused.pool_put`` on device arrays (through the host)."""
+    return _host(lambda a, i: _cpu.pool_put(a, i, size), src, idx)
