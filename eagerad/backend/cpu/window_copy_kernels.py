@@ -1,11 +1,11 @@
-"""Numba kernels of im2col and col2im (``nn.unfold`` / ``nn.fold``): one pass over the
-column array instead of ``kh * kw`` strided numpy copies (and, for ``unfold``, a padded
-copy of the image first; for ``fold``, a padded sum buffer and a strided view of it).
+"""Numba kernel of col2im (``nn.fold``): one pass over the column array instead of
+``kh * kw`` strided numpy adds into a padded sum buffer (and a strided view of it).
 
 For each kernel offset (i, j) and output row, the window positions whose column lies
-inside the image are a contiguous range of ``ox``, worked out once; the rest is the fill
-(``im2col``) or skipped (``col2im``).  ``col2im`` adds the offsets into each pixel in the
-same (i, j) order as the numpy loop, from zero, so both give the same sums to the bit.
+inside the image are a contiguous range of ``ox`` (``_inside``, also used by the
+max-pool kernels), worked out once; the rest is skipped.  ``col2im`` adds the offsets
+into each pixel in the same (i, j) order as the numpy loop, from zero, so both give the
+same sums to the bit.
 Imported at the first call; compiled code is cached on disk.
 """
 from numba import njit
@@ -18,37 +18,6 @@ def _inside(j, dw, pl, sw, ow, w):
     lo = 0 if off >= 0 else (-off + sw - 1) // sw
     hi = 0 if off >= w else (w - 1 - off) // sw + 1
     return min(lo, ow), max(min(hi, ow), min(lo, ow))
-
-
-@njit(cache=True, error_model="numpy")
-def im2col(x, out, sh, sw, dh, dw, pt, pl, fill):
-    """``out[n, c, i, j, oy, ox] = x[n, c, oy*sh - pt + i*dh, ox*sw - pl + j*dw]``, or
-    ``fill`` outside the image; ``out`` is (N, C, kh, kw, oh, ow), both C-contiguous and
-    passed flat with their shapes."""
-    nb, ch, h, w = x.shape
-    kh, kw, oh, ow = out.shape[2], out.shape[3], out.shape[4], out.shape[5]
-    src = x.reshape(-1)
-    dst = out.reshape(-1)
-    k = 0
-    for plane in range(nb * ch):
-        base = plane * h * w
-        for i in range(kh):
-            for j in range(kw):
-                lo, hi = _inside(j, dw, pl, sw, ow, w)
-                off = j * dw - pl
-                for oy in range(oh):
-                    y = oy * sh - pt + i * dh
-                    if y < 0 or y >= h:
-                        dst[k:k + ow] = fill
-                    else:
-                        row = base + y * w + off
-                        dst[k:k + lo] = fill
-                        if sw == 1:
-                            dst[k + lo:k + hi] = src[row + lo:row + hi]
-                        else:
-                            dst[k + lo:k + hi] = src[row + lo * sw:row + (hi - 1) * sw + 1:sw]
-                        dst[k + hi:k + ow] = fill
-                    k += ow
 
 
 @njit(cache=True, error_model="numpy")
