@@ -18,7 +18,8 @@ Numba pass per step (``recurrent_kernels.py``, compiled at its first use).  Ever
 import numpy as np
 
 __all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
-           "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put"]
+           "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put", "layer_norm",
+           "layer_norm_backward"]
 
 
 def _kernels(*arrays):
@@ -222,6 +223,38 @@ def pool_put(src, idx, size):
     if src.size:
         put(_planes(src, planes), _planes(idx, planes), out.reshape(planes, -1))
     return out
+
+
+def layer_norm(x, w, b, eps):
+    """Each row of ``x`` (R, D) normalised (biased variance, ``eps`` inside the root),
+    scaled by ``w`` (D,) and shifted by ``b`` (D,), one Numba pass per row.
+
+    >>> layer_norm(np.array([[1.0, 3.0]]), np.ones(2), np.zeros(2), 0.0)
+    array([[-1.,  1.]])
+    """
+    from .norm_kernels import forward
+    x, w, b = _contiguous_float(x, w, b)
+    out = np.empty(x.shape, x.dtype)
+    if x.size:
+        forward(x, w, b, out, float(eps))
+    return out
+
+
+def layer_norm_backward(g, x, w, eps):
+    """Gradients of ``layer_norm`` for the output gradient ``g``: (dx, dw, db).
+
+    >>> dx, dw, db = layer_norm_backward(np.array([[1.0, 0.0]]), np.array([[1.0, 3.0]]), np.ones(2), 0.0)
+    >>> dx.tolist(), dw.tolist(), db.tolist()
+    ([[0.0, 0.0]], [-1.0, 0.0], [1.0, 0.0])
+    """
+    from .norm_kernels import backward
+    g, x, w = _contiguous_float(g, x, w)
+    dx = np.empty(x.shape, x.dtype)
+    dw = np.zeros(x.shape[1], np.float64)
+    db = np.zeros(x.shape[1], np.float64)
+    if x.size:
+        backward(g, x, w, float(eps), dx, dw, db)
+    return dx, dw.astype(x.dtype), db.astype(x.dtype)
 
 
 def _flat_floats(*arrays):

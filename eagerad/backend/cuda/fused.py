@@ -5,14 +5,16 @@ the GPU that is a launch-bound loop either way, and a persistent-kernel LSTM is 
 of its own.  Until one exists, ``lstm_scan`` and ``lstm_scan_backward`` copy their operands
 to the host, run the CPU kernels and copy the results back: the same numbers as the CPU,
 correct on every device, and one graph node instead of ~30 per step.  The max-pooling
-ops (a window scan each, and the indexed take/put of ``max_pool_argmax``) take the same route until a one-thread-per-window kernel is
+ops (a window scan each, and the indexed take/put of ``max_pool_argmax``) and the
+fused layer normalisation take the same route until a one-thread-per-window kernel is
 written.  Every name in
 ``__all__`` becomes ``B.<name>``.
 """
 from ..cpu import fused as _cpu
 
 __all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
-           "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put"]
+           "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put",
+           "layer_norm", "layer_norm_backward"]
 
 
 def _host(fn, *arrays):
@@ -70,3 +72,13 @@ def pool_take(src, idx, fill):
 def pool_put(src, idx, size):
     """``cpu.fused.pool_put`` on device arrays (through the host)."""
     return _host(lambda a, i: _cpu.pool_put(a, i, size), src, idx)
+
+
+def layer_norm(x, w, b, eps):
+    """``cpu.fused.layer_norm`` on device arrays (through the host)."""
+    return _host(lambda a, c, d: _cpu.layer_norm(a, c, d, eps), x, w, b)
+
+
+def layer_norm_backward(g, x, w, eps):
+    """``cpu.fused.layer_norm_backward`` on device arrays (through the host)."""
+    return _host(lambda a, c, d: _cpu.layer_norm_backward(a, c, d, eps), g, x, w)
