@@ -70,7 +70,30 @@ def test_gelu_kernel_forward_is_the_formula_bit_for_bit(dtype, approximate):
     x = (np.random.default_rng(3).standard_normal((300, 7)) * 4).astype(dtype)
     x[0, :3] = [-50.0, 0.0, 50.0]
     expected = special.special_unary("gelu" if approximate == "none" else "gelu_tanh", x)
+    if dtype == "float32" and approximate == "none":     # the vectorised float32 route
+        assert _ulps(fused.gelu(x, approximate),
+                     special.special_unary("gelu", x.astype(np.float64))) <= 3.0
+        return
     np.testing.assert_array_equal(fused.gelu(x, approximate), expected)
+
+
+def _ulps(got, reference):
+    """Largest distance of ``got`` from the float64 ``reference`` in float32 ulps of it."""
+    spacing = np.spacing(np.abs(reference.astype(np.float32))).astype(np.float64)
+    return np.max(np.abs(got.astype(np.float64) - reference) / spacing)
+
+
+def test_float32_gelu_value_and_slope_are_within_a_few_ulps_of_the_float64_formula():
+    x = np.concatenate([np.linspace(-30.0, 30.0, 60001),
+                        np.random.default_rng(5).standard_normal(20000) * 3]).astype(np.float32)
+    x64 = x.astype(np.float64)
+    value = special.special_unary("gelu", x64)
+    # the slope Phi(x) + x phi(x), by the float64 kernel (tested against torch above)
+    slope = fused.gelu_backward(np.ones_like(x64), x64, "none")
+    assert _ulps(fused.gelu(x, "none"), value) <= 3.0
+    got = fused.gelu_backward(np.ones_like(x), x, "none").astype(np.float64)
+    assert np.all(np.abs(got - slope) <= 3.0 * np.spacing(np.float32(1.0)) * np.maximum(np.abs(slope), 0.2))
+    assert np.isnan(fused.gelu(np.array([np.nan], np.float32), "none")[0])
 
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
