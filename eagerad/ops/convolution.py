@@ -29,6 +29,7 @@ import numbers
 import numpy as np
 
 from .. import dtype as dt
+from ..autograd.batching import BatchedTensor
 from ..backend.cpu import nn as cpu_nn
 from ..tensor import Tensor, arange
 from .linalg import matmul
@@ -166,6 +167,11 @@ def _floats(name, *tensors):
     if target.kind != "f":
         target = dt.default_float
     return [t if t.dtype == target else t.astype(target) for t in ts]
+
+
+def _plain(t):
+    """Whether ``t`` is a Tensor outside vmap (a BatchedTensor takes the op-by-op path)."""
+    return isinstance(t, Tensor) and not isinstance(t, BatchedTensor)
 
 
 def _check_ndim(name, what, t, ndim):
@@ -399,7 +405,7 @@ def _max_pool(name, x, kernel_size, stride, padding, dilation, ceil_mode, return
     kernel, stride, dilation, _, pads = _pool_geometry(name, x, kernel_size, stride, padding,
                                                        dilation, ceil_mode)
     n, c, h, w = x.shape
-    if type(x) is Tensor and x.dtype.name in ("float32", "float64"):
+    if _plain(x) and x.dtype.name in ("float32", "float64"):
         # the maxima found once; the backward a scatter to them
         out, idx = max_pool_indexed(x, (kernel, stride, dilation, pads))
         return (out, idx) if return_indices else out

@@ -23,7 +23,7 @@ import threading
 
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
-from .convolution import _floats
+from .convolution import _floats, _plain
 from .math import as_tensor, sqrt
 from .registry import Case, U, defop, export
 from .shape import broadcast_to
@@ -127,8 +127,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise ValueError(f"layer_norm: normalized_shape {shape} must be the trailing shape of "
                          f"input {x.shape}")
     d = _prod(shape)
-    if type(x) is Tensor and x.dtype.name in ("float32", "float64") and x.size and \
-            all(p is None or type(p) is Tensor and p.dtype == x.dtype and p.size == d
+    if _plain(x) and x.dtype.name in ("float32", "float64") and x.size and \
+            all(p is None or _plain(p) and p.dtype == x.dtype and p.size == d
                 for p in (weight, bias)):
         w = weight.reshape(d) if weight is not None else _constant(x, d, 1.0)
         b = bias.reshape(d) if bias is not None else _constant(x, d, 0.0)
