@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import formulas
+from . import pool
 
 PARALLEL_MIN = 1 << 16
 _K = math.sqrt(2 / math.pi)
@@ -136,7 +137,7 @@ def _backward32(g, x, out):
 
 def gelu(x, tanh_form):
     """GELU of the flat contiguous float array ``x``."""
-    out = np.empty_like(x)
+    out = pool.empty_like(x)
     if x.dtype == np.float32 and not tanh_form:
         _forward32(x, out)
         return out
@@ -146,7 +147,7 @@ def gelu(x, tanh_form):
 
 def gelu_backward(g, x, tanh_form):
     """``g * gelu'(x)`` for flat contiguous float arrays of one dtype."""
-    out = np.empty_like(x)
+    out = pool.empty_like(x)
     if x.dtype == np.float32 and not tanh_form:
         _backward32(g, x, out)
         return out

@@ -5,7 +5,8 @@ column array, so a convolution becomes one BLAS matmul and a pooling one
 reduction; ``fold`` (col2im) is its exact adjoint, adding each column entry
 back where it came from.  ``unfold`` is ``kh * kw`` strided slice copies in numpy
 (a Numba loop measured ~2x slower: numpy's copy loops beat its per-row code);
-``fold`` of float32/float64 arrays is one Numba pass (``window_copy_kernels.py``,
+large outputs come from ``pool`` (no page faults of fresh memory); ``fold`` of
+float32/float64 arrays is one Numba pass (``window_copy_kernels.py``,
 compiled at the first call; 1.6x faster than the numpy adds into a padded buffer),
 other dtypes the numpy loop.  Both give the same numbers to the bit.  Every name in
 ``__all__`` becomes ``B.<name>``.
@@ -15,6 +16,8 @@ other dtypes the numpy loop.  Both give the same numbers to the bit.  Every name
 (1, 1, 2, 2, 2, 2)
 """
 import numpy as np
+
+from . import pool
 
 __all__ = ["unfold", "fold"]
 
@@ -54,7 +57,7 @@ def unfold(x, kernel, stride, dilation, pads, fill):
         xp[:, :, pt:pt + x.shape[2], pl:pl + x.shape[3]] = x
     else:
         xp = x
-    out = np.empty(x.shape[:2] + tuple(kernel) + (oh, ow), x.dtype)
+    out = pool.empty(x.shape[:2] + tuple(kernel) + (oh, ow), x.dtype)
     for i in range(kernel[0]):
         rows = _window(i, oh, stride[0], dilation[0])
         for j in range(kernel[1]):
@@ -75,7 +78,8 @@ def fold(cols, size, kernel, stride, dilation, pads):
     oh, ow = cols.shape[-2:]
     if _compiled(cols):
         from .window_copy_kernels import col2im
-        out = np.zeros(cols.shape[:2] + tuple(size), cols.dtype)
+        out = pool.empty(cols.shape[:2] + tuple(size), cols.dtype)
+        out.fill(0)
         col2im(np.ascontiguousarray(cols), out, stride[0], stride[1], dilation[0], dilation[1],
                pt, pl)
         return out

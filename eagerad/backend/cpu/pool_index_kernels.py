@@ -52,6 +52,32 @@ def argmax(x, idx, kh, kw, sh, sw, dh, dw, pt, pl):
 
 
 @njit(cache=True, error_model="numpy")
+def argmax_2x2(x, idx):
+    """``argmax`` for 2x2 windows with stride 2, no padding or dilation, and no NaN in
+    ``x`` (so a plain ``>`` decides, which LLVM vectorises: ~10x faster)."""
+    w = x.shape[3]
+    for n in range(idx.shape[0]):
+        for c in range(idx.shape[1]):
+            for oy in range(idx.shape[2]):
+                y = 2 * oy
+                for ox in range(idx.shape[3]):
+                    xx = 2 * ox
+                    best = x[n, c, y, xx]
+                    where = y * w + xx
+                    v = x[n, c, y, xx + 1]
+                    if v > best:
+                        best = v
+                        where = y * w + xx + 1
+                    v = x[n, c, y + 1, xx]
+                    if v > best:
+                        best = v
+                        where = (y + 1) * w + xx
+                    if x[n, c, y + 1, xx + 1] > best:
+                        where = (y + 1) * w + xx + 1
+                    idx[n, c, oy, ox] = where
+
+
+@njit(cache=True, error_model="numpy")
 def take(src, idx, out, fill):
     """``out[p, k] = src[p, idx[p, k]]`` per plane ``p`` (``fill`` where ``idx`` < 0)."""
     for p in range(idx.shape[0]):
