@@ -21,7 +21,7 @@ from . import pool
 
 __all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
            "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put", "layer_norm",
-           "layer_norm_backward"]
+           "layer_norm_backward", "softmax_inplace", "softmax_backward"]
 
 
 def _kernels(*arrays):
@@ -264,6 +264,40 @@ def layer_norm_backward(g, x, w, eps):
     if x.size:
         backward(g, x, w, float(eps), dx, dw, db)
     return dx, dw.astype(x.dtype), db.astype(x.dtype)
+
+
+def softmax_inplace(x, axis):
+    """``softmax(x, axis)`` (the same numbers to the bit) with the shift, exp and division
+    done in one pooled output buffer instead of three fresh arrays.
+
+    >>> softmax_inplace(np.array([0.0, np.log(3.0)]), 0)
+    array([0.25, 0.75])
+    """
+    if x.dtype.char not in "fd":
+        from . import softmax
+        return softmax(x, axis)
+    out = pool.empty(x.shape, x.dtype)
+    np.subtract(x, np.max(x, axis=axis, keepdims=True), out=out)
+    np.exp(out, out=out)
+    return np.divide(out, np.sum(out, axis=axis, keepdims=True), out=out)
+
+
+def softmax_backward(g, ans, axis):
+    """``ans * (g - sum(g * ans, axis))``, the gradient of ``softmax``, in one pooled
+    buffer (the same operations as the differentiable rule, so the same numbers).
+
+    >>> softmax_backward(np.array([1.0, 0.0]), np.array([0.25, 0.75]), 0)
+    array([ 0.1875, -0.1875])
+    """
+    if g.dtype != ans.dtype or g.dtype.char not in "fd":
+        from . import binary, reduce
+        return binary("mul", ans, binary("sub", g, reduce("sum", binary("mul", g, ans), (axis,),
+                                                           True)))
+    out = pool.empty(np.broadcast_shapes(g.shape, ans.shape), g.dtype)
+    np.multiply(g, ans, out=out)
+    total = np.sum(out, axis=axis, keepdims=True)
+    np.subtract(g, total, out=out)
+    return np.multiply(ans, out, out=out)
 
 
 def _flat_floats(*arrays):

@@ -14,7 +14,7 @@ from ..cpu import fused as _cpu
 
 __all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
            "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put",
-           "layer_norm", "layer_norm_backward"]
+           "layer_norm", "layer_norm_backward", "softmax_inplace", "softmax_backward"]
 
 
 def _host(fn, *arrays):
@@ -82,3 +82,15 @@ def layer_norm(x, w, b, eps):
 def layer_norm_backward(g, x, w, eps):
     """``cpu.fused.layer_norm_backward`` on device arrays (through the host)."""
     return _host(lambda a, c, d: _cpu.layer_norm_backward(a, c, d, eps), g, x, w)
+
+
+def softmax_inplace(x, axis):
+    """The CUDA backend's own ``softmax`` (the buffer reuse is the CPU's concern)."""
+    from . import softmax
+    return softmax(x, axis)
+
+
+def softmax_backward(g, ans, axis):
+    """``ans * (g - sum(g * ans, axis))`` with the CUDA backend's own kernels."""
+    from . import binary, reduce
+    return binary("mul", ans, binary("sub", g, reduce("sum", binary("mul", g, ans), (axis,), True)))
