@@ -21,7 +21,8 @@ from . import pool
 
 __all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
            "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put", "layer_norm",
-           "layer_norm_backward", "softmax_inplace", "softmax_backward"]
+           "layer_norm_backward", "softmax_inplace", "softmax_backward", "conv2d_gemm",
+           "conv2d_gemm_grad_input", "conv2d_gemm_grad_weight"]
 
 
 def _kernels(*arrays):
@@ -298,6 +299,36 @@ def softmax_backward(g, ans, axis):
     total = np.sum(out, axis=axis, keepdims=True)
     np.subtract(g, total, out=out)
     return np.multiply(ans, out, out=out)
+
+
+def conv2d_gemm(x, w, b, geometry):
+    """``conv_gemm.conv2d_gemm``: a 2-D convolution as im2col + one batched GEMM.
+
+    >>> conv2d_gemm(np.ones((1, 1, 2, 2)), np.ones((1, 1, 2, 2)), np.ones(1), ((1, 1), (1, 1), (0, 0, 0, 0))).tolist()
+    [[[[5.0]]]]
+    """
+    from . import conv_gemm
+    return conv_gemm.conv2d_gemm(x, w, b, geometry)
+
+
+def conv2d_gemm_grad_input(g, w, size, geometry):
+    """``conv_gemm.conv2d_gemm_grad_input``: the convolution's input gradient.
+
+    >>> conv2d_gemm_grad_input(np.ones((1, 1, 1, 1)), np.ones((1, 1, 2, 2)), (2, 2), ((1, 1), (1, 1), (0, 0, 0, 0))).shape
+    (1, 1, 2, 2)
+    """
+    from . import conv_gemm
+    return conv_gemm.conv2d_gemm_grad_input(g, w, size, geometry)
+
+
+def conv2d_gemm_grad_weight(g, x, shape, geometry):
+    """``conv_gemm.conv2d_gemm_grad_weight``: the convolution's weight gradient.
+
+    >>> conv2d_gemm_grad_weight(np.ones((1, 1, 1, 1)), np.ones((1, 1, 2, 2)), (1, 1, 2, 2), ((1, 1), (1, 1), (0, 0, 0, 0))).shape
+    (1, 1, 2, 2)
+    """
+    from . import conv_gemm
+    return conv_gemm.conv2d_gemm_grad_weight(g, x, shape, geometry)
 
 
 def _flat_floats(*arrays):

@@ -14,7 +14,8 @@ from ..cpu import fused as _cpu
 
 __all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
            "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put",
-           "layer_norm", "layer_norm_backward", "softmax_inplace", "softmax_backward"]
+           "layer_norm", "layer_norm_backward", "softmax_inplace", "softmax_backward",
+           "conv2d_gemm", "conv2d_gemm_grad_input", "conv2d_gemm_grad_weight"]
 
 
 def _host(fn, *arrays):
@@ -94,3 +95,21 @@ def softmax_backward(g, ans, axis):
     """``ans * (g - sum(g * ans, axis))`` with the CUDA backend's own kernels."""
     from . import binary, reduce
     return binary("mul", ans, binary("sub", g, reduce("sum", binary("mul", g, ans), (axis,), True)))
+
+
+def conv2d_gemm(x, w, b, geometry):
+    """``cpu.fused.conv2d_gemm`` through the host (``ops.convolution`` sends CUDA tensors
+    through its op-by-op path, whose unfold/fold have kernels here)."""
+    if b is None:
+        return _host(lambda a, c: _cpu.conv2d_gemm(a, c, None, geometry), x, w)
+    return _host(lambda a, c, d: _cpu.conv2d_gemm(a, c, d, geometry), x, w, b)
+
+
+def conv2d_gemm_grad_input(g, w, size, geometry):
+    """``cpu.fused.conv2d_gemm_grad_input`` through the host."""
+    return _host(lambda a, c: _cpu.conv2d_gemm_grad_input(a, c, size, geometry), g, w)
+
+
+def conv2d_gemm_grad_weight(g, x, shape, geometry):
+    """``cpu.fused.conv2d_gemm_grad_weight`` through the host."""
+    return _host(lambda a, c: _cpu.conv2d_gemm_grad_weight(a, c, shape, geometry), g, x)
