@@ -10,7 +10,7 @@ derivatives (double backward for WGAN-GP or PINN losses) come for free.
 - ``conv2d`` = unfold, then one batched matmul with the weight (groups are a
   batch axis of that matmul); ``conv_transpose2d`` = matmul, then fold.  On the CPU,
   float convolutions with groups=1 are one op (``conv2d_gemm``: the same products in
-  one backend call each way, buffers from the pool), whose rules are these ops again.
+  one backend call each way), whose rules are these ops again.
 - ``max_pool2d`` = unfold with ``-inf`` padding, then the window's first
   maximum picked by a mask (so the gradient goes to the argmax, ties to the
   first, as PyTorch); ``avg_pool2d`` = unfold, sum, divide by the count.
