@@ -13,7 +13,7 @@ vectorised ``erfc``/``exp`` here (no SVML), and the scalar ones cost ~10x the re
 pass.  ``erfc(z) = exp(-z*z) * F(t)``, ``t = 1 / (1 + z/2)`` for ``z >= 0``, where ``F``
 (``erfc(z) exp(z^2)``, smooth in ``t``) is a degree-12 polynomial fitted on
 ``z <= 14`` (``_ERFCX``, relative error < 4e-10), and ``exp(-x*x/2)`` is
-``exp(a/1024)**1024`` with the inner exp a Taylor polynomial (``_exp_nonpositive``).
+``vector_math.exp_nonpositive``.
 All of it is float64 arithmetic in one loop that LLVM vectorises, rounded once: within
 an ulp or so of the float64 formula (tested).
 """
@@ -24,6 +24,7 @@ from numba import njit, prange
 
 from .. import formulas
 from . import pool
+from .vector_math import exp_nonpositive, unrolled
 
 PARALLEL_MIN = 1 << 16
 _K = math.sqrt(2 / math.pi)
@@ -80,40 +81,13 @@ _ERFCX = (0.31272476663464616, 0.4299076330347998, 0.20785645092785102, 0.053410
           1.2317342136308048e-05, 2.494292777762137e-06, -1.629326144911695e-06)
 
 
-def _unrolled(coefficients):
-    """Horner's rule for ``coefficients`` (constant term first) as straight-line code with
-    the coefficients as literals, so that LLVM vectorises the loop calling it (array
-    lookups inside keep it scalar)."""
-    expr = repr(float(coefficients[-1]))
-    for c in coefficients[-2::-1]:
-        expr = f"({expr}) * u + {float(c)!r}"
-    scope = {}
-    exec(f"def horner(u):\n    return {expr}\n", scope)
-    return njit(inline="always", fastmath={"contract"})(scope["horner"])
-
-
-_horner = _unrolled(_ERFCX)
-
-
-_EXP_TAYLOR = tuple(1.0 / math.factorial(k) for k in range(14))
-_exp_series = _unrolled(_EXP_TAYLOR)
-
-
-@njit(cache=True, inline="always", error_model="numpy", fastmath={"contract"})
-def _exp_nonpositive(a):
-    """``exp(a)`` for ``a <= 0`` in straight-line arithmetic (vectorisable):
-    ``exp(a / 1024) ** 1024``, the inner exp by its Taylor series to degree 13 (``a``
-    clamped at -745, where float64's exp underflows); relative error < 2e-10."""
-    p = _exp_series(max(a, -745.0) * (1.0 / 1024.0))
-    for _ in range(10):
-        p = p * p
-    return p if a >= -745.0 else 0.0
+_horner = unrolled(_ERFCX)
 
 
 @njit(cache=True, inline="always", error_model="numpy", fastmath={"contract"})
 def _phi_parts(x):
     """(Phi(x), exp(-x*x/2)) in float64."""
-    e = _exp_nonpositive(-0.5 * x * x)
+    e = exp_nonpositive(-0.5 * x * x)
     z = abs(x) * formulas.SQRT1_2
     u = max(32.0 / (14.0 + 7.0 * z) - 9.0 / 7.0, -1.0)  # t = 2/(2 + z) mapped to [-1, 1]
     half = 0.5 * e * _horner(u)                       # erfc(|x|/sqrt 2) / 2
