@@ -22,7 +22,6 @@ spelling).
 import threading
 
 from ..autograd.grad_mode import no_grad
-from ..tensor import Tensor
 from .convolution import _floats, _plain
 from .math import as_tensor, sqrt
 from .registry import Case, U, defop, export
