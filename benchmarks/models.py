@@ -195,16 +195,11 @@ def _set_weights(fw, model, rng):
             p.copy_(fw.tensor(rng.uniform(-bound, bound, shape).astype(np.float32)))
 
 
-def child(framework, model_name, steps, rounds, warmup, default_threads):
+def _stepper(fw, model_name):
+    """One training step of ``model_name`` in framework ``fw`` (built from the seeded
+    weights), as a function returning the loss."""
     import numpy as np
-    if framework == "torch":
-        import torch as fw
-        if not default_threads:
-            fw.set_num_threads(1)
-    else:
-        import eagerad.torch as fw
-    rng = np.random.default_rng(0)
-    model, opt, loss_fn, clip = globals()[model_name](fw, rng)
+    model, opt, loss_fn, clip = globals()[model_name](fw, np.random.default_rng(0))
     _set_weights(fw, model, np.random.default_rng(1))
 
     def step():
@@ -215,7 +210,17 @@ def child(framework, model_name, steps, rounds, warmup, default_threads):
             clip()
         opt.step()
         return loss
+    return step
 
+
+def child(framework, model_name, steps, rounds, warmup, default_threads):
+    if framework == "torch":
+        import torch as fw
+        if not default_threads:
+            fw.set_num_threads(1)
+    else:
+        import eagerad.torch as fw
+    step = _stepper(fw, model_name)
     first = float(step().item())
     for _ in range(warmup):
         step()
@@ -234,20 +239,7 @@ def interleaved(model_name, steps, warmup):
     import torch
     import eagerad.torch as ea
     torch.set_num_threads(1)
-    steppers = []
-    for fw in (ea, torch):
-        model, opt, loss_fn, clip = globals()[model_name](fw, np.random.default_rng(0))
-        _set_weights(fw, model, np.random.default_rng(1))
-
-        def step(opt=opt, loss_fn=loss_fn, clip=clip):
-            opt.zero_grad()
-            loss = loss_fn()
-            loss.backward()
-            if clip is not None:
-                clip()
-            opt.step()
-            return loss
-        steppers.append(step)
+    steppers = [_stepper(fw, model_name) for fw in (ea, torch)]
     first = [float(s().item()) for s in steppers]
     for _ in range(warmup):
         for s in steppers:
