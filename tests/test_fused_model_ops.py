@@ -226,3 +226,17 @@ def test_softmax_array_rule_on_the_last_axis_equals_the_rule_bit_for_bit():
     e = np.exp(z - z.max(-1, keepdims=True))
     np.testing.assert_array_equal(F.softmax(eagerad.tensor(z), dim=-1).numpy(),
                                   e / e.sum(-1, keepdims=True))
+
+
+def test_layer_norm_rows_batching_rule_folds_rows_or_loops():
+    from eagerad.ops.normalization import _layer_norm_rows
+    rng = np.random.default_rng(12)
+    xs, w, b = (eagerad.tensor(rng.standard_normal(s)) for s in ((3, 4, 5), (5,), (5,)))
+    ws = eagerad.tensor(rng.standard_normal((3, 5)))
+    folded = eagerad.func.vmap(lambda x: _layer_norm_rows(x, w, b, eps=1e-5))(xs)
+    looped = eagerad.func.vmap(lambda x, w: _layer_norm_rows(x, w, b, eps=1e-5))(xs, ws)
+    for k in range(3):
+        np.testing.assert_allclose(folded[k].numpy(), _layer_norm_rows(xs[k], w, b, eps=1e-5).numpy(),
+                                   rtol=1e-14)
+        np.testing.assert_allclose(looped[k].numpy(),
+                                   _layer_norm_rows(xs[k], ws[k], b, eps=1e-5).numpy(), rtol=1e-14)

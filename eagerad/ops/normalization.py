@@ -24,7 +24,7 @@ import threading
 from ..autograd.grad_mode import no_grad
 from .convolution import _floats, _plain
 from .math import as_tensor, sqrt
-from .registry import Case, U, defop, export
+from .registry import Case, U, defop, export, loop_batch, move_batch
 from .shape import broadcast_to
 
 
@@ -177,6 +177,16 @@ def _ln_fast(k):
 
 _LAST = threading.local()
 
+
+def _ln_batch(args, bdims, eps):
+    """vmap: a batched ``x`` with shared ``w``/``b`` is more rows; anything else per sample."""
+    size = next(a.shape[d] for a, d in zip(args, bdims) if d is not None)
+    if bdims[1] is not None or bdims[2] is not None:
+        return loop_batch(_layer_norm_rows, args, bdims, {"eps": eps}, size)
+    x = move_batch(args[0], bdims[0])
+    out = _layer_norm_rows(x.reshape(size * x.shape[1], x.shape[2]), args[1], args[2], eps=eps)
+    return out.reshape(x.shape), 0
+
 _layer_norm_rows = defop(
     "layer_norm_rows", lambda B, x, w, b, eps: B.layer_norm(x, w, b, eps),
     vjp=(_ln_grad_x,
@@ -185,7 +195,7 @@ _layer_norm_rows = defop(
     jvp=(_ln_jvp_x,
          lambda t, ans, x, w, b, eps: t * _row_terms(x, eps)[0],
          lambda t, ans, x, w, b, eps: broadcast_to(t, x.shape)),
-    fast=tuple(_ln_fast(k) for k in range(3)), saves=(0, 1),
+    fast=tuple(_ln_fast(k) for k in range(3)), saves=(0, 1), batch=_ln_batch,
     cases=[Case(U(3, 4), U(4), U(4), eps=1e-5), Case(U(1, 5), U(5), U(5), eps=0.5),
            Case(U(2, 1), U(1), U(1), eps=1e-3)])
 
