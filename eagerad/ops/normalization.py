@@ -4,7 +4,7 @@ group_norm.
 Each is a composition of differentiable ops (mean, subtraction, ``1/sqrt``),
 exact and differentiable to any order, so the gradient through the batch
 statistics is the true one (the terms through the mean and variance included).
-``layer_norm`` of float32/float64 tensors is one op (``_layer_norm_rows``): a Numba
+``layer_norm`` of float32/float64 CPU tensors is one op (``_layer_norm_rows``): a Numba
 pass per row forward and one backward, its rules written in these ops again (so
 double backward and forward-mode work as for the composition).
 Training normalises with the biased batch variance and, as PyTorch, updates
@@ -126,14 +126,20 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise ValueError(f"layer_norm: normalized_shape {shape} must be the trailing shape of "
                          f"input {x.shape}")
     d = _prod(shape)
-    if _plain(x) and x.dtype.name in ("float32", "float64") and x.size and \
-            all(p is None or _plain(p) and p.dtype == x.dtype and p.size == d
-                for p in (weight, bias)):
+    if _fusable(x, d, weight, bias):
         w = weight.reshape(d) if weight is not None else _constant(x, d, 1.0)
         b = bias.reshape(d) if bias is not None else _constant(x, d, 0.0)
         return _layer_norm_rows(x.reshape(x.size // d, d), w, b, eps=float(eps)).reshape(x.shape)
     y, _, _ = _standardize(x, tuple(range(x.ndim - k, x.ndim)), eps)
     return _affine("layer_norm", y, weight, bias, shape)
+
+
+def _fusable(x, d, *params):
+    """Whether ``layer_norm`` of ``x`` takes the one-op CPU path: float32/float64 tensors
+    outside vmap, parameters (or None) of ``x``'s dtype with ``d`` elements."""
+    return _plain(x) and x.device.type == "cpu" and x.dtype.name in ("float32", "float64") \
+        and x.size > 0 and all(p is None or _plain(p) and p.dtype == x.dtype and p.size == d
+                               for p in params)
 
 
 def _constant(like, d, value):
