@@ -93,7 +93,11 @@ def test_float32_gelu_value_and_slope_are_within_a_few_ulps_of_the_float64_formu
     assert _ulps(fused.gelu(x, "none"), value) <= 1.0
     got = fused.gelu_backward(np.ones_like(x), x, "none").astype(np.float64)
     assert np.all(np.abs(got - slope) <= 3.0 * np.spacing(np.float32(1.0)) * np.maximum(np.abs(slope), 0.2))
-    assert np.isnan(fused.gelu(np.array([np.nan], np.float32), "none")[0])
+    special_values = np.array([np.inf, -np.inf, np.nan, -1000.0, 0.0, -0.0, -40.0], np.float32)
+    np.testing.assert_array_equal(np.signbit(fused.gelu(special_values, "none")),
+                                  np.signbit(special.special_unary("gelu", special_values)))
+    np.testing.assert_array_equal(fused.gelu(special_values, "none"),
+                                  special.special_unary("gelu", special_values))
 
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])

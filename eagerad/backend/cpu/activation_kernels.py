@@ -98,7 +98,8 @@ def _phi_parts(x):
 def _forward32(x, out):
     for i in range(x.size):
         v = np.float64(x[i])
-        out[i] = v * _phi_parts(v)[0]
+        phi = _phi_parts(v)[0]
+        out[i] = v * phi if phi > 0 or v != v else -0.0    # gelu(-inf) = -0, as the formula
 
 
 @njit(cache=True, error_model="numpy", fastmath={"contract"})
