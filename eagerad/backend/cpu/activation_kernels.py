@@ -110,11 +110,27 @@ def _backward32(g, x, out):
         out[i] = np.float64(g[i]) * (phi + v * ev * _INV_SQRT_2PI)
 
 
+_BLOCK = 1 << 14
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _forward32_parallel(x, out):
+    for b in prange((x.size + _BLOCK - 1) // _BLOCK):     # vectorised blocks per thread
+        _forward32(x[b * _BLOCK:(b + 1) * _BLOCK], out[b * _BLOCK:(b + 1) * _BLOCK])
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _backward32_parallel(g, x, out):
+    for b in prange((x.size + _BLOCK - 1) // _BLOCK):
+        lo, hi = b * _BLOCK, (b + 1) * _BLOCK
+        _backward32(g[lo:hi], x[lo:hi], out[lo:hi])
+
+
 def gelu(x, tanh_form):
     """GELU of the flat contiguous float array ``x``."""
     out = pool.empty_like(x)
     if x.dtype == np.float32 and not tanh_form:
-        _forward32(x, out)
+        (_forward32_parallel if x.size >= PARALLEL_MIN else _forward32)(x, out)
         return out
     (_forward_parallel if x.size >= PARALLEL_MIN else _forward_serial)(x, out, tanh_form)
     return out
@@ -124,7 +140,7 @@ def gelu_backward(g, x, tanh_form):
     """``g * gelu'(x)`` for flat contiguous float arrays of one dtype."""
     out = pool.empty_like(x)
     if x.dtype == np.float32 and not tanh_form:
-        _backward32(g, x, out)
+        (_backward32_parallel if x.size >= PARALLEL_MIN else _backward32)(g, x, out)
         return out
     (_backward_parallel if x.size >= PARALLEL_MIN else _backward_serial)(g, x, out, tanh_form)
     return out
