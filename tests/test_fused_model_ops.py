@@ -240,3 +240,15 @@ def test_layer_norm_rows_batching_rule_folds_rows_or_loops():
                                    rtol=1e-14)
         np.testing.assert_allclose(looped[k].numpy(),
                                    _layer_norm_rows(xs[k], ws[k], b, eps=1e-5).numpy(), rtol=1e-14)
+
+
+def test_two_layer_norms_of_one_input_sharing_the_gradient_keep_their_own_weights():
+    rng = np.random.default_rng(13)
+    (xe, w1, w2), (xt, t1, t2) = _pair(rng.standard_normal((3, 4)), rng.standard_normal(4),
+                                       rng.standard_normal(4))
+    b = np.zeros(4)
+    (F.layer_norm(xe, (4,), w1, eagerad.tensor(b)) + F.layer_norm(xe, (4,), w2, eagerad.tensor(b))).sum().backward()
+    (torch.nn.functional.layer_norm(xt, (4,), t1, torch.tensor(b))
+     + torch.nn.functional.layer_norm(xt, (4,), t2, torch.tensor(b))).sum().backward()
+    for a, c in ((xe, xt), (w1, t1), (w2, t2)):
+        np.testing.assert_allclose(a.grad.numpy(), c.grad.numpy(), rtol=1e-10, atol=1e-12)

@@ -169,11 +169,12 @@ def _ln_jvp_x(t, ans, x, w, b, eps):
 def _ln_fast(k):
     """Array rule for argument ``k``: one ``B.layer_norm_backward`` call gives the three
     gradients; the other rules of the same node reuse it (held per thread, by the
-    identity of ``g``)."""
+    identities of ``g``, ``x`` and ``w`` and by ``eps``)."""
     def rule(B, g, ans, x, w, b, eps):
         held = _LAST.__dict__
-        if held.get("g") is not g or held.get("x") is not x:
-            held.update(g=g, x=x, grads=B.layer_norm_backward(g, x, w, eps))
+        if held.get("g") is not g or held.get("x") is not x or held.get("w") is not w \
+                or held.get("eps") != eps:      # (two nodes may share g and x, not all four)
+            held.update(g=g, x=x, w=w, eps=eps, grads=B.layer_norm_backward(g, x, w, eps))
         grads = held["grads"]
         if k == 2:
             held.clear()
