@@ -19,6 +19,11 @@ Models (float32):
 
 Reported: the fastest mean step time over ``rounds`` rounds of ``steps`` steps each, after
 warm-up steps (on a shared machine other processes only ever add time).
+
+``--cpu-time`` instead runs both frameworks in one single-threaded child, steps
+interleaved (eagerad, PyTorch, eagerad, ...), and reports the median of the per-step
+ratios of CPU time (``time.process_time``): on a loaded machine wall times move several
+fold between runs, CPU time and interleaving much less.
 """
 import argparse
 import json
@@ -190,16 +195,11 @@ def _set_weights(fw, model, rng):
             p.copy_(fw.tensor(rng.uniform(-bound, bound, shape).astype(np.float32)))
 
 
-def child(framework, model_name, steps, rounds, warmup, default_threads):
+def _stepper(fw, model_name):
+    """One training step of ``model_name`` in framework ``fw`` (built from the seeded
+    weights), as a function returning the loss."""
     import numpy as np
-    if framework == "torch":
-        import torch as fw
-        if not default_threads:
-            fw.set_num_threads(1)
-    else:
-        import eagerad.torch as fw
-    rng = np.random.default_rng(0)
-    model, opt, loss_fn, clip = globals()[model_name](fw, rng)
+    model, opt, loss_fn, clip = globals()[model_name](fw, np.random.default_rng(0))
     _set_weights(fw, model, np.random.default_rng(1))
 
     def step():
@@ -210,7 +210,17 @@ def child(framework, model_name, steps, rounds, warmup, default_threads):
             clip()
         opt.step()
         return loss
+    return step
 
+
+def child(framework, model_name, steps, rounds, warmup, default_threads):
+    if framework == "torch":
+        import torch as fw
+        if not default_threads:
+            fw.set_num_threads(1)
+    else:
+        import eagerad.torch as fw
+    step = _stepper(fw, model_name)
     first = float(step().item())
     for _ in range(warmup):
         step()
@@ -221,6 +231,28 @@ def child(framework, model_name, steps, rounds, warmup, default_threads):
             step()
         best = min(best, (time.perf_counter() - t0) / steps)
     return {"first_loss": first, "ms": best * 1e3}
+
+
+def interleaved(model_name, steps, warmup):
+    """Median per-step CPU-time ratio eagerad / PyTorch, steps interleaved in one process."""
+    import numpy as np
+    import torch
+    import eagerad.torch as ea
+    torch.set_num_threads(1)
+    steppers = [_stepper(fw, model_name) for fw in (ea, torch)]
+    first = [float(s().item()) for s in steppers]
+    for _ in range(warmup):
+        for s in steppers:
+            s()
+    times = [[], []]
+    for _ in range(steps):
+        for k, s in enumerate(steppers):
+            t0 = time.process_time()
+            s()
+            times[k].append(time.process_time() - t0)
+    ratios = sorted(a / b for a, b in zip(*times))
+    return {"first_loss": first, "eagerad_ms": float(np.median(times[0])) * 1e3,
+            "torch_ms": float(np.median(times[1])) * 1e3, "ratio": ratios[len(ratios) // 2]}
 
 
 def run_child(framework, model_name, args, default_threads):
@@ -241,14 +273,38 @@ def main():
     parser.add_argument("--quick", action="store_true", help="fewer steps and rounds")
     parser.add_argument("--only", choices=MODELS, action="append", help="run only these models")
     parser.add_argument("--single-only", action="store_true", help="skip the default-threads run")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="single-threaded CPU time, both frameworks interleaved in one process")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    parser.add_argument("--interleaved", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--default", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         fw, name, steps, rounds, warmup = args.child
         print(json.dumps(child(fw, name, int(steps), int(rounds), int(warmup), args.default)))
         return
+    if args.interleaved:
+        name, steps, warmup = args.interleaved
+        print(json.dumps(interleaved(name, int(steps), int(warmup))))
+        return
     args.steps, args.rounds, args.warmup = (3, 2, 2) if args.quick else (10, 3, 3)
+    if args.cpu_time:
+        env = dict(os.environ, **SINGLE)
+        env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+        print(f"{'model':<12} {'eagerad cpu ms':>15} {'torch cpu ms':>13} {'ratio':>6}")
+        for name in args.only or MODELS:
+            cmd = [sys.executable, os.path.abspath(__file__), "--interleaved", name,
+                   str(5 if args.quick else 15), str(args.warmup)]
+            out = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT)
+            if out.returncode:
+                raise RuntimeError(f"{name} failed:\n{out.stderr[-3000:]}")
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            a, b = r["first_loss"]
+            if not abs(a - b) <= 1e-4 * abs(b):
+                raise SystemExit(f"{name}: first losses differ: eagerad {a!r}, torch {b!r}")
+            print(f"{name:<12} {r['eagerad_ms']:>15.2f} {r['torch_ms']:>13.2f} "
+                  f"{r['ratio']:>6.2f}", flush=True)
+        return
     modes = [False] if args.single_only else [False, True]
     print(f"{'model':<12} {'threads':<8} {'eagerad ms':>11} {'torch ms':>9} {'ratio':>6}")
     for name in args.only or MODELS:

@@ -31,7 +31,7 @@ def test_max_pool_matches_torch(kw):
 def test_max_pool_is_one_node_each_way_and_second_order_is_exact():
     x = eagerad.tensor(np.random.default_rng(1).standard_normal((1, 2, 4, 4)), requires_grad=True)
     y = F.max_pool2d(x, 2, 2)
-    assert y.grad_fn.name == "MaxPoolFusedBackward"
+    assert y.grad_fn.name == "PoolTakeBackward"     # ops/pool_index.py: one gather node
     (g,) = eagerad.autograd.grad((y ** 2).sum(), x, create_graph=True)   # 2 y at the maxima
     (h,) = eagerad.autograd.grad(g.sum(), x)
     top = (g.detach().numpy() != 0)
@@ -70,7 +70,34 @@ def test_gelu_kernel_forward_is_the_formula_bit_for_bit(dtype, approximate):
     x = (np.random.default_rng(3).standard_normal((300, 7)) * 4).astype(dtype)
     x[0, :3] = [-50.0, 0.0, 50.0]
     expected = special.special_unary("gelu" if approximate == "none" else "gelu_tanh", x)
+    if dtype == "float32" and approximate == "none":     # the vectorised float32 route
+        assert _ulps(fused.gelu(x, approximate),
+                     special.special_unary("gelu", x.astype(np.float64))) <= 1.0
+        return
     np.testing.assert_array_equal(fused.gelu(x, approximate), expected)
+
+
+def _ulps(got, reference):
+    """Largest distance of ``got`` from the float64 ``reference`` in float32 ulps of it."""
+    spacing = np.spacing(np.abs(reference.astype(np.float32))).astype(np.float64)
+    return np.max(np.abs(got.astype(np.float64) - reference) / spacing)
+
+
+def test_float32_gelu_value_and_slope_are_within_a_few_ulps_of_the_float64_formula():
+    x = np.concatenate([np.linspace(-30.0, 30.0, 60001),
+                        np.random.default_rng(5).standard_normal(20000) * 3]).astype(np.float32)
+    x64 = x.astype(np.float64)
+    value = special.special_unary("gelu", x64)
+    # the slope Phi(x) + x phi(x), by the float64 kernel (tested against torch above)
+    slope = fused.gelu_backward(np.ones_like(x64), x64, "none")
+    assert _ulps(fused.gelu(x, "none"), value) <= 1.0
+    got = fused.gelu_backward(np.ones_like(x), x, "none").astype(np.float64)
+    assert np.all(np.abs(got - slope) <= 3.0 * np.spacing(np.float32(1.0)) * np.maximum(np.abs(slope), 0.2))
+    special_values = np.array([np.inf, -np.inf, np.nan, -1000.0, 0.0, -0.0, -40.0], np.float32)
+    np.testing.assert_array_equal(np.signbit(fused.gelu(special_values, "none")),
+                                  np.signbit(special.special_unary("gelu", special_values)))
+    np.testing.assert_array_equal(fused.gelu(special_values, "none"),
+                                  special.special_unary("gelu", special_values))
 
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])

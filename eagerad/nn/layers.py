@@ -205,13 +205,7 @@ class Dense(Cell):
             raise ValueError(f"{type(self).__name__}: input of shape {x.shape} has {x.shape[-1]} "
                              f"features in its last axis, the layer expects "
                              f"{self._in_name}={self.in_channels}")
-        w = self.weight
-        if type(x) is Tensor and x._data.ndim == 2 and x._data.dtype == w._data.dtype:
-            out = matmul_nt(x, w)    # x @ w.T without a transpose node in the graph
-        else:
-            out = ops.matmul(x, w.T)
-        if self.bias is not None:
-            out = out + self.bias
+        out = ops.dense(x, self.weight, self.bias)    # all rows as one 2-D product
         return out if self.activation is None else self.activation(out)
 
     def extend_repr(self):

@@ -8,7 +8,9 @@ as a transposed convolution; here it is the same fold), and second and third
 derivatives (double backward for WGAN-GP or PINN losses) come for free.
 
 - ``conv2d`` = unfold, then one batched matmul with the weight (groups are a
-  batch axis of that matmul); ``conv_transpose2d`` = matmul, then fold.
+  batch axis of that matmul); ``conv_transpose2d`` = matmul, then fold.  On the CPU,
+  float convolutions with groups=1 are one op (``conv2d_gemm``: the same products in
+  one backend call each way), whose rules are these ops again.
 - ``max_pool2d`` = unfold with ``-inf`` padding, then the window's first
   maximum picked by a mask (so the gradient goes to the argmax, ties to the
   first, as PyTorch); ``avg_pool2d`` = unfold, sum, divide by the count.
@@ -29,14 +31,16 @@ import numbers
 import numpy as np
 
 from .. import dtype as dt
+from ..autograd.batching import BatchedTensor
 from ..backend.cpu import nn as cpu_nn
 from ..tensor import Tensor, arange
 from .linalg import matmul
 from .pooling import max_pool_fused
+from .pool_index import max_pool_indexed
 from .math import as_tensor, equal, where
 from .reduction import argmax
-from .registry import Case, U, defop, export
-from .shape import getitem, transpose
+from .registry import Case, U, defop, export, loop_batch
+from .shape import broadcast_to, getitem, transpose
 
 # ------------------------------------------------------------------ the two ops
 
@@ -100,6 +104,59 @@ _fold = defop("fold", lambda B, cols, size, kernel, stride, dilation, pads:
                      Case(U(*_cols_shape(0, 1, (3, 3), _GEOMETRY[1])), size=(3, 3), **_GEOMETRY[1])])
 _unfold.batch = _merge_batch(_unfold)
 _fold.batch = _merge_batch(_fold)
+
+# ------------------------------------------------- 2-D convolution as one op (CPU)
+
+
+def _gemm_unfold(x, kernel, geometry):
+    stride, dilation, pads = geometry
+    return _unfold(x, kernel=tuple(kernel), stride=stride, dilation=dilation, pads=pads,
+                   fill=0.0)
+
+
+def _conv_gemm_grad_x(g, ans, x, w, b, geometry):
+    """``fold(W^T @ g)``: the input gradient, in unfold/fold/matmul ops (any order)."""
+    stride, dilation, pads = geometry
+    n, o, oh, ow = g.shape
+    _, c, kh, kw = w.shape
+    dcols = matmul(w.reshape(o, c * kh * kw).swapaxes(0, 1), g.reshape(n, o, oh * ow))
+    return _fold(dcols.reshape(n, c, kh, kw, oh, ow), size=tuple(x.shape[2:]), kernel=(kh, kw),
+                 stride=stride, dilation=dilation, pads=pads)
+
+
+def _conv_gemm_grad_w(g, ans, x, w, b, geometry):
+    """``sum_n g[n] @ cols[n]^T``: the weight gradient."""
+    n, o, oh, ow = g.shape
+    cols = _gemm_unfold(x, w.shape[2:], geometry).reshape(n, -1, oh * ow)
+    return matmul(g.reshape(n, o, oh * ow), cols.swapaxes(-1, -2)).sum(axis=0).reshape(w.shape)
+
+
+def _conv_gemm_batch(args, bdims, geometry):
+    """vmap: a batched input with shared weights folds into N; anything else per sample."""
+    size = next(a.shape[d] for a, d in zip(args, bdims) if d is not None)
+    if bdims[1] is not None or bdims[2] is not None:
+        return loop_batch(_conv_gemm, args, bdims, {"geometry": geometry}, size)
+    x = _to_front(args[0], bdims[0])
+    out = _conv_gemm(x.reshape((size * x.shape[1],) + x.shape[2:]), args[1], args[2],
+                     geometry=geometry)
+    return out.reshape((size, x.shape[1]) + out.shape[1:]), 0
+
+
+_conv_gemm = defop(
+    "conv2d_gemm", lambda B, x, w, b, geometry: B.conv2d_gemm(x, w, b, geometry),
+    vjp=(_conv_gemm_grad_x, _conv_gemm_grad_w,
+         lambda g, ans, x, w, b, geometry: g.sum(axis=(0, 2, 3))),
+    jvp=(lambda t, ans, x, w, b, geometry: _conv_gemm(t, w, None, geometry=geometry),
+         lambda t, ans, x, w, b, geometry: _conv_gemm(x, t, None, geometry=geometry),
+         lambda t, ans, x, w, b, geometry: broadcast_to(t.reshape(1, -1, 1, 1), ans.shape)),
+    fast=(lambda B, g, ans, x, w, b, geometry:
+          B.conv2d_gemm_grad_input(g, w, tuple(x.shape[2:]), geometry),
+          lambda B, g, ans, x, w, b, geometry:
+          B.conv2d_gemm_grad_weight(g, x, tuple(w.shape), geometry),
+          lambda B, g, ans, x, w, b, geometry: B.reduce("sum", g, (0, 2, 3), False)),
+    saves={0: (1,), 1: (0,), 2: ()}, batch=_conv_gemm_batch,
+    cases=[Case(U(2, 2, 5, 4), U(3, 2, 3, 2), U(3), geometry=((2, 1), (1, 2), (1, 0, 0, 1))),
+           Case(U(1, 1, 3, 3), U(1, 1, 2, 2), None, geometry=((1, 1), (1, 1), (0, 0, 0, 0)))])
 
 # ------------------------------------------------------------ argument parsing
 
@@ -167,6 +224,11 @@ def _floats(name, *tensors):
     return [t if t.dtype == target else t.astype(target) for t in ts]
 
 
+def _plain(t):
+    """Whether ``t`` is a Tensor outside vmap (a BatchedTensor takes the op-by-op path)."""
+    return isinstance(t, Tensor) and not isinstance(t, BatchedTensor)
+
+
 def _check_ndim(name, what, t, ndim):
     if t.ndim != ndim:
         raise ValueError(f"{name}: {what} must have {ndim} dimensions, got shape {t.shape}")
@@ -206,6 +268,11 @@ def _conv(name, x, weight, bias, stride, padding, dilation, groups):
     stride, dilation = _ints(stride, 2, "stride"), _ints(dilation, 2, "dilation")
     pads = conv_pads(padding, (h, w), (kh, kw), stride, dilation)
     oh, ow = _check_geometry(name, (h, w), (kh, kw), stride, dilation, pads)
+    if groups == 1 and x.size and x.device.type == "cpu" and _plain(x) and _plain(weight) \
+            and x.dtype.name in ("float32", "float64") and weight.dtype == x.dtype \
+            and (bias is None or _plain(bias)):
+        b = None if bias is None else _bias(name, bias, o, x)
+        return _conv_gemm(x, weight, b, geometry=(stride, dilation, pads))   # one op each way
     cols = _unfold(x, kernel=(kh, kw), stride=stride, dilation=dilation, pads=pads, fill=0.0)
     cols = cols.reshape(n, groups, cg * kh * kw, oh * ow)
     out = matmul(weight.reshape(groups, o // groups, cg * kh * kw), cols).reshape(n, o, oh, ow)
@@ -398,6 +465,10 @@ def _max_pool(name, x, kernel_size, stride, padding, dilation, ceil_mode, return
     kernel, stride, dilation, _, pads = _pool_geometry(name, x, kernel_size, stride, padding,
                                                        dilation, ceil_mode)
     n, c, h, w = x.shape
+    if _plain(x) and x.dtype.name in ("float32", "float64"):
+        # the maxima found once; the backward a scatter to them
+        out, idx = max_pool_indexed(x, (kernel, stride, dilation, pads))
+        return (out, idx) if return_indices else out
     if not return_indices and x.dtype.name in ("float32", "float64"):
         return max_pool_fused(x, geometry=(kernel, stride, dilation, pads))   # one pass each way
     cols = _unfold(x, kernel=kernel, stride=stride, dilation=dilation, pads=pads,

@@ -25,6 +25,7 @@ from ..tensor import Tensor, arange
 from .activations import log_sigmoid
 from .convolution import _floats
 from .linalg import matmul
+from .matrix_products import matmul_tn
 from .math import as_tensor, log, log1p, maximum, sqrt, where
 from .nn_ops import REDUCTIONS, classes_last, log_softmax, one_hot, reduce_loss, softmax
 from .reduction import logsumexp
@@ -59,9 +60,33 @@ def _linear_forward(B, x, w):
     return B.reshape(out, lead + (w.shape[0],))
 
 
+def _rows(t, width):
+    """``t`` as a matrix of its rows (itself when it already is one: no reshape node)."""
+    return t if t.ndim == 2 else t.reshape(math.prod(t.shape[:-1]), width)
+
+
+def _linear_grad_x(g, ans, x, w):
+    """``g @ w`` (``w`` is (out, in)): one 2-D product of all rows, no transpose node, so
+    every derivative of a linear layer stays a product (``matmul``'s own rules)."""
+    out = matmul(_rows(g, w.shape[0]), w)
+    return out if g.ndim == 2 else out.reshape(tuple(g.shape[:-1]) + (w.shape[1],))
+
+
 def _linear_grad_w(g, ans, x, w):
-    rows = math.prod(x.shape[:-1])
-    return matmul(g.reshape(rows, w.shape[0]).T, x.reshape(rows, w.shape[1]))
+    """``g^T @ x`` over all rows, as ``matmul_tn`` (no transpose node)."""
+    return matmul_tn(_rows(g, w.shape[0]), _rows(x, w.shape[1]))
+
+
+def _linear_fast_x(B, g, ans, x, w):
+    """``_linear_grad_x`` on arrays: the same 2-D product."""
+    return _linear_forward(B, g, B.transpose(w, (1, 0)))
+
+
+def _linear_fast_w(B, g, ans, x, w):
+    """``_linear_grad_w`` on arrays: ``g^T @ x`` over all rows, one 2-D product."""
+    rows = math.prod(tuple(x.shape)[:-1])
+    return B.matmul(B.transpose(B.reshape(g, (rows, w.shape[0])), (1, 0)),
+                    B.reshape(x, (rows, w.shape[1])))
 
 
 def _linear_batch(args, bdims):
@@ -77,7 +102,7 @@ def _linear_batch(args, bdims):
 
 
 _linear = defop("linear", _linear_forward,
-                vjp=(lambda g, ans, x, w: matmul(g, w), _linear_grad_w),
+                vjp=(_linear_grad_x, _linear_grad_w), fast=(_linear_fast_x, _linear_fast_w),
                 jvp=(lambda t, ans, x, w: _linear(t, w), lambda t, ans, x, w: _linear(x, t)),
                 batch=_linear_batch,
                 cases=[Case(U(4, 3), U(2, 3)), Case(U(3), U(2, 3)), Case(U(2, 5, 3), U(4, 3)),

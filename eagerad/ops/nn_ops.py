@@ -41,11 +41,10 @@ def _along_axis_batch(op):
     return batch
 
 
-_softmax = defop("softmax", lambda B, x, axis: B.softmax(x, axis),
+_softmax = defop("softmax", lambda B, x, axis: B.softmax_inplace(x, axis),
                  vjp=lambda g, ans, x, axis: ans * (g - _dot(g, ans, axis)),
                  jvp=lambda t, ans, x, axis: ans * (t - _dot(t, ans, axis)),
-                 fast=_same_dtype(lambda B, g, ans, axis: B.binary("mul", ans, B.binary(
-                     "sub", g, B.reduce("sum", B.binary("mul", g, ans), (axis,), True)))),
+                 fast=_same_dtype(lambda B, g, ans, axis: B.softmax_backward(g, ans, axis)),
                  saves=(), save_output=True, cases=_AXIS_CASES)
 _softmax.batch = _along_axis_batch(_softmax)
 _log_softmax = defop("log_softmax", lambda B, x, axis: B.log_softmax(x, axis),

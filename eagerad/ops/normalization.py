@@ -4,6 +4,9 @@ group_norm.
 Each is a composition of differentiable ops (mean, subtraction, ``1/sqrt``),
 exact and differentiable to any order, so the gradient through the batch
 statistics is the true one (the terms through the mean and variance included).
+``layer_norm`` of float32/float64 CPU tensors is one op (``_layer_norm_rows``): a Numba
+pass per row forward and one backward, its rules written in these ops again (so
+double backward and forward-mode work as for the composition).
 Training normalises with the biased batch variance and, as PyTorch, updates
 ``running_var`` with the unbiased one; the update happens in place, outside the
 graph, with PyTorch's convention ``running = (1 - momentum) * running +
@@ -16,10 +19,13 @@ spelling).
 >>> batch_norm(x, None, None, training=True).tolist()
 [[-1.0, -1.0], [1.0, 1.0]]
 """
+import threading
+
 from ..autograd.grad_mode import no_grad
-from .convolution import _floats
+from .convolution import _floats, _plain
 from .math import as_tensor, sqrt
-from .registry import export
+from .registry import Case, U, defop, export, loop_batch, move_batch
+from .shape import broadcast_to
 
 
 def _standardize(x, axes, eps):
@@ -119,8 +125,86 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if k == 0 or x.shape[x.ndim - k:] != shape:
         raise ValueError(f"layer_norm: normalized_shape {shape} must be the trailing shape of "
                          f"input {x.shape}")
+    d = _prod(shape)
+    if _fusable(x, d, weight, bias):
+        w = weight.reshape(d) if weight is not None else _constant(x, d, 1.0)
+        b = bias.reshape(d) if bias is not None else _constant(x, d, 0.0)
+        return _layer_norm_rows(x.reshape(x.size // d, d), w, b, eps=float(eps)).reshape(x.shape)
     y, _, _ = _standardize(x, tuple(range(x.ndim - k, x.ndim)), eps)
     return _affine("layer_norm", y, weight, bias, shape)
+
+
+def _fusable(x, d, *params):
+    """Whether ``layer_norm`` of ``x`` takes the one-op CPU path: float32/float64 tensors
+    outside vmap, parameters (or None) of ``x``'s dtype with ``d`` elements."""
+    return _plain(x) and x.device.type == "cpu" and x.dtype.name in ("float32", "float64") \
+        and x.size > 0 and all(p is None or _plain(p) and p.dtype == x.dtype and p.size == d
+                               for p in params)
+
+
+def _constant(like, d, value):
+    from ..tensor import full
+    return full((d,), value, dtype=like.dtype, device=like.device)
+
+
+def _row_terms(x, eps):
+    """``xhat`` (each row of ``x`` standardised) and ``1 / sqrt(var + eps)`` per row."""
+    xhat, _, var = _standardize(x, (1,), eps)
+    return xhat, 1.0 / sqrt(var + eps)
+
+
+def _ln_grad_x(g, ans, x, w, b, eps):
+    xhat, rstd = _row_terms(x, eps)
+    gw = g * w
+    return rstd * (gw - gw.mean(axis=1, keepdims=True)
+                   - xhat * (gw * xhat).mean(axis=1, keepdims=True))
+
+
+def _ln_jvp_x(t, ans, x, w, b, eps):
+    xhat, rstd = _row_terms(x, eps)
+    return w * rstd * (t - t.mean(axis=1, keepdims=True)
+                       - xhat * (t * xhat).mean(axis=1, keepdims=True))
+
+
+def _ln_fast(k):
+    """Array rule for argument ``k``: one ``B.layer_norm_backward`` call gives the three
+    gradients; the other rules of the same node reuse it (held per thread, by the
+    identities of ``g``, ``x`` and ``w`` and by ``eps``)."""
+    def rule(B, g, ans, x, w, b, eps):
+        held = _LAST.__dict__
+        if held.get("g") is not g or held.get("x") is not x or held.get("w") is not w \
+                or held.get("eps") != eps:      # (two nodes may share g and x, not all four)
+            held.update(g=g, x=x, w=w, eps=eps, grads=B.layer_norm_backward(g, x, w, eps))
+        grads = held["grads"]
+        if k == 2:
+            held.clear()
+        return grads[k]
+    return rule
+
+
+_LAST = threading.local()
+
+
+def _ln_batch(args, bdims, eps):
+    """vmap: a batched ``x`` with shared ``w``/``b`` is more rows; anything else per sample."""
+    size = next(a.shape[d] for a, d in zip(args, bdims) if d is not None)
+    if bdims[1] is not None or bdims[2] is not None:
+        return loop_batch(_layer_norm_rows, args, bdims, {"eps": eps}, size)
+    x = move_batch(args[0], bdims[0])
+    out = _layer_norm_rows(x.reshape(size * x.shape[1], x.shape[2]), args[1], args[2], eps=eps)
+    return out.reshape(x.shape), 0
+
+_layer_norm_rows = defop(
+    "layer_norm_rows", lambda B, x, w, b, eps: B.layer_norm(x, w, b, eps),
+    vjp=(_ln_grad_x,
+         lambda g, ans, x, w, b, eps: (g * _row_terms(x, eps)[0]).sum(axis=0),
+         lambda g, ans, x, w, b, eps: g.sum(axis=0)),
+    jvp=(_ln_jvp_x,
+         lambda t, ans, x, w, b, eps: t * _row_terms(x, eps)[0],
+         lambda t, ans, x, w, b, eps: broadcast_to(t, x.shape)),
+    fast=tuple(_ln_fast(k) for k in range(3)), saves=(0, 1), batch=_ln_batch,
+    cases=[Case(U(3, 4), U(4), U(4), eps=1e-5), Case(U(1, 5), U(5), U(5), eps=0.5),
+           Case(U(2, 1), U(1), U(1), eps=1e-3)])
 
 
 @export

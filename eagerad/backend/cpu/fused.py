@@ -7,7 +7,8 @@ step is one BLAS product plus vectorised numpy passes over (N, H) arrays (numpy'
 ``exp``/``tanh``, not Numba's scalar ``math.exp``), with the arithmetic of the op-by-op
 cell up to rounding (the biases are added to the input projections once, the sigmoid is
 ``1 / (1 + exp(-z))``, accurate in both tails); a Numba cell with scalar ``exp``/``tanh``
-measured 1.4x slower than these numpy passes in float32.  The backward's pure arithmetic is one
+measured 1.4x slower than these numpy passes in float32, but float32 steps now run one
+Numba pass with vectorisable float64 sigmoid/tanh (``vector_math``), one call per step.  The backward's pure arithmetic is one
 Numba pass per step (``recurrent_kernels.py``, compiled at its first use).  Every name in
 ``__all__`` becomes ``B.<name>``.
 
@@ -17,8 +18,12 @@ Numba pass per step (``recurrent_kernels.py``, compiled at its first use).  Ever
 """
 import numpy as np
 
+from . import pool
+
 __all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
-           "gelu", "gelu_backward"]
+           "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put", "layer_norm",
+           "layer_norm_backward", "softmax_inplace", "softmax_backward", "conv2d_gemm",
+           "conv2d_gemm_grad_input", "conv2d_gemm_grad_weight"]
 
 
 def _kernels(*arrays):
@@ -173,6 +178,158 @@ def max_pool_scatter(g, x, geometry):
     out = np.zeros(x.shape, g.dtype)
     route(g, x, out, True, *_window_args(x, geometry))
     return out
+
+
+_TWO_BY_TWO = ((2, 2), (2, 2), (1, 1), (0, 0, 0, 0))
+
+
+def max_pool_argmax(x, geometry):
+    """Flat (y * W + x) position in its (H, W) plane of each window's first maximum of
+    ``x`` (N, C, H, W), as int64 (N, C, oh, ow); -1 for a window wholly in the padding.
+
+    >>> max_pool_argmax(np.array([[[[1.0, 4.0], [3.0, 2.0]]]]), ((2, 2), (2, 2), (1, 1), (0, 0, 0, 0)))
+    array([[[[1]]]])
+    """
+    from .pool_index_kernels import argmax, argmax_2x2
+    x, = _contiguous_float(x)
+    idx = np.empty(_out_shape(x, geometry), np.int64)
+    if geometry == _TWO_BY_TWO and not np.isnan(x).any():
+        argmax_2x2(x, idx)
+    else:
+        argmax(x, idx, *_window_args(x, geometry))
+    return idx
+
+
+def _planes(a, n_planes):
+    return np.ascontiguousarray(a).reshape(n_planes, -1)
+
+
+def pool_take(src, idx, fill):
+    """``src`` (N, C, H, W) read at the plane positions ``idx`` (N, C, oh, ow); ``fill``
+    where ``idx`` is -1.
+
+    >>> pool_take(np.arange(4.0).reshape(1, 1, 2, 2), np.array([[[[3, -1]]]]), -np.inf)
+    array([[[[  3., -inf]]]])
+    """
+    from .pool_index_kernels import take
+    planes = idx.shape[0] * idx.shape[1]
+    out = np.empty(idx.shape, src.dtype)
+    if out.size:
+        take(_planes(src, planes), _planes(idx, planes), out.reshape(planes, -1), fill)
+    return out
+
+
+def pool_put(src, idx, size):
+    """Zeros (N, C, *size) with ``src`` (N, C, oh, ow) added at the plane positions
+    ``idx`` (the adjoint of ``pool_take``; -1 dropped).
+
+    >>> pool_put(np.ones((1, 1, 1, 2)), np.array([[[[3, 3]]]]), (2, 2))[0, 0]
+    array([[0., 0.],
+           [0., 2.]])
+    """
+    from .pool_index_kernels import put
+    planes = idx.shape[0] * idx.shape[1]
+    out = pool.empty(idx.shape[:2] + tuple(size), src.dtype)
+    out.fill(0)
+    if src.size:
+        put(_planes(src, planes), _planes(idx, planes), out.reshape(planes, -1))
+    return out
+
+
+def layer_norm(x, w, b, eps):
+    """Each row of ``x`` (R, D) normalised (biased variance, ``eps`` inside the root),
+    scaled by ``w`` (D,) and shifted by ``b`` (D,), one Numba pass per row.
+
+    >>> layer_norm(np.array([[1.0, 3.0]]), np.ones(2), np.zeros(2), 0.0)
+    array([[-1.,  1.]])
+    """
+    from .norm_kernels import forward
+    x, w, b = _contiguous_float(x, w, b)
+    out = np.empty(x.shape, x.dtype)
+    if x.size:
+        forward(x, w, b, out, float(eps))
+    return out
+
+
+def layer_norm_backward(g, x, w, eps):
+    """Gradients of ``layer_norm`` for the output gradient ``g``: (dx, dw, db).
+
+    >>> dx, dw, db = layer_norm_backward(np.array([[1.0, 0.0]]), np.array([[1.0, 3.0]]), np.ones(2), 0.0)
+    >>> dx.tolist(), dw.tolist(), db.tolist()
+    ([[0.0, 0.0]], [-1.0, 0.0], [1.0, 0.0])
+    """
+    from .norm_kernels import backward
+    g, x, w = _contiguous_float(g, x, w)
+    dx = np.empty(x.shape, x.dtype)
+    dw = np.zeros(x.shape[1], np.float64)
+    db = np.zeros(x.shape[1], np.float64)
+    if x.size:
+        backward(g, x, w, float(eps), dx, dw, db)
+    return dx, dw.astype(x.dtype), db.astype(x.dtype)
+
+
+def softmax_inplace(x, axis):
+    """``softmax(x, axis)`` (the same numbers to the bit) with the shift, exp and division
+    done in one pooled output buffer instead of three fresh arrays.
+
+    >>> softmax_inplace(np.array([0.0, np.log(3.0)]), 0)
+    array([0.25, 0.75])
+    """
+    if x.dtype.char not in "fd":
+        from . import softmax
+        return softmax(x, axis)
+    out = pool.empty(x.shape, x.dtype)
+    np.subtract(x, np.max(x, axis=axis, keepdims=True), out=out)
+    np.exp(out, out=out)
+    return np.divide(out, np.sum(out, axis=axis, keepdims=True), out=out)
+
+
+def softmax_backward(g, ans, axis):
+    """``ans * (g - sum(g * ans, axis))``, the gradient of ``softmax``, in one pooled
+    buffer (the same operations as the differentiable rule, so the same numbers).
+
+    >>> softmax_backward(np.array([1.0, 0.0]), np.array([0.25, 0.75]), 0)
+    array([ 0.1875, -0.1875])
+    """
+    if g.dtype != ans.dtype or g.dtype.char not in "fd":
+        from . import binary, reduce
+        return binary("mul", ans, binary("sub", g, reduce("sum", binary("mul", g, ans), (axis,),
+                                                           True)))
+    out = pool.empty(np.broadcast_shapes(g.shape, ans.shape), g.dtype)
+    np.multiply(g, ans, out=out)
+    total = np.sum(out, axis=axis, keepdims=True)
+    np.subtract(g, total, out=out)
+    return np.multiply(ans, out, out=out)
+
+
+def conv2d_gemm(x, w, b, geometry):
+    """``conv_gemm.conv2d_gemm``: a 2-D convolution as im2col + one batched GEMM.
+
+    >>> conv2d_gemm(np.ones((1, 1, 2, 2)), np.ones((1, 1, 2, 2)), np.ones(1), ((1, 1), (1, 1), (0, 0, 0, 0))).tolist()
+    [[[[5.0]]]]
+    """
+    from . import conv_gemm
+    return conv_gemm.conv2d_gemm(x, w, b, geometry)
+
+
+def conv2d_gemm_grad_input(g, w, size, geometry):
+    """``conv_gemm.conv2d_gemm_grad_input``: the convolution's input gradient.
+
+    >>> conv2d_gemm_grad_input(np.ones((1, 1, 1, 1)), np.ones((1, 1, 2, 2)), (2, 2), ((1, 1), (1, 1), (0, 0, 0, 0))).shape
+    (1, 1, 2, 2)
+    """
+    from . import conv_gemm
+    return conv_gemm.conv2d_gemm_grad_input(g, w, size, geometry)
+
+
+def conv2d_gemm_grad_weight(g, x, shape, geometry):
+    """``conv_gemm.conv2d_gemm_grad_weight``: the convolution's weight gradient.
+
+    >>> conv2d_gemm_grad_weight(np.ones((1, 1, 1, 1)), np.ones((1, 1, 2, 2)), (1, 1, 2, 2), ((1, 1), (1, 1), (0, 0, 0, 0))).shape
+    (1, 1, 2, 2)
+    """
+    from . import conv_gemm
+    return conv_gemm.conv2d_gemm_grad_weight(g, x, shape, geometry)
 
 
 def _flat_floats(*arrays):

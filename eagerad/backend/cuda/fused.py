@@ -5,14 +5,17 @@ the GPU that is a launch-bound loop either way, and a persistent-kernel LSTM is 
 of its own.  Until one exists, ``lstm_scan`` and ``lstm_scan_backward`` copy their operands
 to the host, run the CPU kernels and copy the results back: the same numbers as the CPU,
 correct on every device, and one graph node instead of ~30 per step.  The max-pooling
-ops (a window scan each) take the same route until a one-thread-per-window kernel is
+ops (a window scan each, and the indexed take/put of ``max_pool_argmax``) and the
+fused layer normalisation take the same route until a one-thread-per-window kernel is
 written.  Every name in
 ``__all__`` becomes ``B.<name>``.
 """
 from ..cpu import fused as _cpu
 
 __all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
-           "gelu", "gelu_backward"]
+           "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put",
+           "layer_norm", "layer_norm_backward", "softmax_inplace", "softmax_backward",
+           "conv2d_gemm", "conv2d_gemm_grad_input", "conv2d_gemm_grad_weight"]
 
 
 def _host(fn, *arrays):
@@ -55,3 +58,58 @@ def gelu(x, approximate):
 def gelu_backward(g, x, approximate):
     """No fused GELU gradient on CUDA yet: None, so the differentiable rule runs."""
     return None
+
+
+def max_pool_argmax(x, geometry):
+    """``cpu.fused.max_pool_argmax`` on a device array (through the host)."""
+    return _host(lambda a: _cpu.max_pool_argmax(a, geometry), x)
+
+
+def pool_take(src, idx, fill):
+    """``cpu.fused.pool_take`` on device arrays (through the host)."""
+    return _host(lambda a, i: _cpu.pool_take(a, i, fill), src, idx)
+
+
+def pool_put(src, idx, size):
+    """``cpu.fused.pool_put`` on device arrays (through the host)."""
+    return _host(lambda a, i: _cpu.pool_put(a, i, size), src, idx)
+
+
+def layer_norm(x, w, b, eps):
+    """``cpu.fused.layer_norm`` on device arrays (through the host)."""
+    return _host(lambda a, c, d: _cpu.layer_norm(a, c, d, eps), x, w, b)
+
+
+def layer_norm_backward(g, x, w, eps):
+    """``cpu.fused.layer_norm_backward`` on device arrays (through the host)."""
+    return _host(lambda a, c, d: _cpu.layer_norm_backward(a, c, d, eps), g, x, w)
+
+
+def softmax_inplace(x, axis):
+    """The CUDA backend's own ``softmax`` (the buffer reuse is the CPU's concern)."""
+    from . import softmax
+    return softmax(x, axis)
+
+
+def softmax_backward(g, ans, axis):
+    """``ans * (g - sum(g * ans, axis))`` with the CUDA backend's own kernels."""
+    from . import binary, reduce
+    return binary("mul", ans, binary("sub", g, reduce("sum", binary("mul", g, ans), (axis,), True)))
+
+
+def conv2d_gemm(x, w, b, geometry):
+    """``cpu.fused.conv2d_gemm`` through the host (``ops.convolution`` sends CUDA tensors
+    through its op-by-op path, whose unfold/fold have kernels here)."""
+    if b is None:
+        return _host(lambda a, c: _cpu.conv2d_gemm(a, c, None, geometry), x, w)
+    return _host(lambda a, c, d: _cpu.conv2d_gemm(a, c, d, geometry), x, w, b)
+
+
+def conv2d_gemm_grad_input(g, w, size, geometry):
+    """``cpu.fused.conv2d_gemm_grad_input`` through the host."""
+    return _host(lambda a, c: _cpu.conv2d_gemm_grad_input(a, c, size, geometry), g, w)
+
+
+def conv2d_gemm_grad_weight(g, x, shape, geometry):
+    """``cpu.fused.conv2d_gemm_grad_weight`` through the host."""
+    return _host(lambda a, c: _cpu.conv2d_gemm_grad_weight(a, c, shape, geometry), g, x)

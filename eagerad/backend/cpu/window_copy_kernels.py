@@ -1,0 +1,48 @@
+"""Numba kernel of col2im (``nn.fold``): one pass over the column array instead of
+``kh * kw`` strided numpy adds into a padded sum buffer (and a strided view of it).
+
+For each kernel offset (i, j) and output row, the window positions whose column lies
+inside the image are a contiguous range of ``ox`` (``_inside``, also used by the
+max-pool kernels), worked out once; the rest is skipped.  ``col2im`` adds the offsets
+into each pixel in the same (i, j) order as the numpy loop, from zero, so both give the
+same sums to the bit.
+Imported at the first call; compiled code is cached on disk.
+"""
+from numba import njit
+
+
+@njit(cache=True, inline="always")
+def _inside(j, dw, pl, sw, ow, w):
+    """The ``ox`` range whose column ``ox * sw - pl + j * dw`` lies in ``[0, w)``."""
+    off = j * dw - pl
+    lo = 0 if off >= 0 else (-off + sw - 1) // sw
+    hi = 0 if off >= w else (w - 1 - off) // sw + 1
+    return min(lo, ow), max(min(hi, ow), min(lo, ow))
+
+
+@njit(cache=True, error_model="numpy")
+def col2im(cols, out, sh, sw, dh, dw, pt, pl):
+    """The adjoint of ``im2col``: ``out`` (zeros, (N, C, H, W)) gains every column entry
+    at the pixel it was read from; entries in the padding are dropped."""
+    nb, ch, h, w = out.shape
+    kh, kw, oh, ow = cols.shape[2], cols.shape[3], cols.shape[4], cols.shape[5]
+    src = cols.reshape(-1)
+    dst = out.reshape(-1)
+    k = 0
+    for plane in range(nb * ch):
+        base = plane * h * w
+        for i in range(kh):
+            for j in range(kw):
+                lo, hi = _inside(j, dw, pl, sw, ow, w)
+                off = j * dw - pl
+                for oy in range(oh):
+                    y = oy * sh - pt + i * dh
+                    if y >= 0 and y < h:
+                        row = base + y * w + off
+                        if sw == 1:
+                            for ox in range(lo, hi):
+                                dst[row + ox] += src[k + ox]
+                        else:
+                            for ox in range(lo, hi):
+                                dst[row + ox * sw] += src[k + ox]
+                    k += ow
