@@ -43,6 +43,7 @@ CASES = [
     ("InstanceNorm2d", (4, 1e-5, 0.1, True), (X4,)),
     ("Conv3d", (4, 2, 2, 1, 1, 1, 2, True, "circular"), (rng.standard_normal((2, 4, 3, 4, 4)),)),
     ("ConvTranspose1d", (4, 2, 3, 2, 1, 1), (X3,)),
+    ("ConvTranspose2d", (4, 3, 3, 1, 0, 1, 1, True, 2), (X4,)),   # output_padding >= stride
     ("ConvTranspose3d", (4, 2, 2, 2), (rng.standard_normal((1, 4, 2, 3, 2)),)),
     ("BatchNorm3d", (4,), (rng.standard_normal((2, 4, 2, 3, 2)),)),
     ("AdaptiveMaxPool2d", ((2, 3),), (X4,)),

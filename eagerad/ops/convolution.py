@@ -34,6 +34,7 @@ from .. import dtype as dt
 from ..autograd.batching import BatchedTensor
 from ..backend.cpu import nn as cpu_nn
 from ..tensor import Tensor, arange
+from .arrangement import pad
 from .linalg import matmul
 from .pooling import max_pool_fused
 from .pool_index import max_pool_indexed
@@ -417,7 +418,18 @@ def transposed_conv(name, input, weight, bias, stride, pads, output_padding, gro
     o = og * groups
     wm = weight.reshape(groups, c // groups, og * kh * kw).swapaxes(-1, -2)
     cols = matmul(wm, x.reshape(n, groups, c // groups, h * w)).reshape(n, o, kh, kw, h, w)
-    out = _fold(cols, size=size, kernel=(kh, kw), stride=stride, dilation=dilation, pads=pads)
+    unreached = tuple(max(e - s + 1, 0) for e, s in zip(extra, stride))
+    if any(unreached):
+        # output_padding >= stride (allowed by a large dilation) adds rows/columns no window
+        # reaches: fold the uncropped output without them (its windows must tile it), append
+        # them as zeros, then crop the padding
+        full = tuple(z + lo + hi - u for z, lo, hi, u in zip(size, pads[::2], pads[1::2], unreached))
+        out = _fold(cols, size=full, kernel=(kh, kw), stride=stride, dilation=dilation,
+                    pads=(0, 0, 0, 0))
+        out = pad(out, (0, unreached[1], 0, unreached[0]))
+        out = out[:, :, pads[0]:pads[0] + size[0], pads[2]:pads[2] + size[1]]
+    else:
+        out = _fold(cols, size=size, kernel=(kh, kw), stride=stride, dilation=dilation, pads=pads)
     return out if bias is None else out + _bias(name, bias, o, out).reshape(1, o, 1, 1)
 
 # ---------------------------------------------------------------------- pooling

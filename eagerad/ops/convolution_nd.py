@@ -252,11 +252,6 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     x = as_tensor(input)
     args = (bias, stride, spatial_ints(padding, 2, "padding"),
             spatial_ints(output_padding, 2, "output_padding"), groups, dilation)
-    if any(e >= s for e, s in zip(args[2], spatial_ints(stride, 2, "stride"))):
-        # output_padding >= stride (allowed by a large dilation) leaves output cells no
-        # window reaches, which the 2-D fold's gradient does not expect: the N-D path
-        return conv_transpose_nd("conv_transpose2d", x, weight, bias, stride, padding,
-                                 output_padding, groups, dilation, 2)
     if x.ndim == 3:
         out = _conv_transpose2d(x.reshape((1,) + x.shape), weight, *args)
         return out.reshape(out.shape[1:])

@@ -275,7 +275,7 @@ def softmax_inplace(x, axis):
     >>> softmax_inplace(np.array([0.0, np.log(3.0)]), 0)
     array([0.25, 0.75])
     """
-    if x.dtype.char not in "fd":
+    if x.dtype.char not in "fd" or x.size == 0:      # (an empty axis: nothing to normalise)
         from . import softmax
         return softmax(x, axis)
     out = pool.empty(x.shape, x.dtype)
