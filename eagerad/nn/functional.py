@@ -134,22 +134,24 @@ def _in_place(name):
     return fn
 
 
-def _with_indices(pool):
-    """PyTorch's ``F.<pool>_with_indices``: ``(values, indices)``."""
-    def fn(input, *args, **kwargs):
+def with_indices(pool):
+    """PyTorch's ``F.<pool>_with_indices``: ``pool(..., return_indices=True)``, the pair
+    ``(values, indices)``."""
+    def fn(*args, **kwargs):
         kwargs["return_indices"] = True
-        return globals()[pool](input, *args, **kwargs)
-    fn.__name__, fn.__doc__ = pool + "_with_indices", f"``{pool}(..., return_indices=True)``."
+        return pool(*args, **kwargs)
+    fn.__name__ = pool.__name__ + "_with_indices"
+    fn.__doc__ = f"``{pool.__name__}(..., return_indices=True)``."
     return fn
 
 
 for _name in ("relu", "elu", "leaky_relu", "hardtanh", "selu", "celu", "threshold"):
     globals()[_name + "_"] = _in_place(_name)
     __all__.append(_name + "_")
-for _name in ("max_pool1d", "max_pool2d"):
-    globals()[_name + "_with_indices"] = _with_indices(_name)
-    __all__.append(_name + "_with_indices")
-del _name
+for _pool in (max_pool1d, max_pool2d):
+    globals()[_pool.__name__ + "_with_indices"] = with_indices(_pool)
+    __all__.append(_pool.__name__ + "_with_indices")
+del _name, _pool
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -9,6 +9,7 @@ tensor([0., 2.])
 """
 from ...nn.functional import *  # noqa: F401,F403
 from ...nn.functional import __all__  # noqa: F401
+from ...nn.functional import with_indices
 from ...ops import (ctc_loss, embedding_bag, linear_cross_entropy,  # noqa: F401
                     multilabel_margin_loss)
 from ...ops.convolution_nd import (conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
@@ -44,3 +45,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if 0 in tuple(input.shape):
         return input * 1
     return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+for _pool in (max_pool3d, adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d,
+              fractional_max_pool2d, fractional_max_pool3d):
+    globals()[_pool.__name__ + "_with_indices"] = with_indices(_pool)
+    __all__.append(_pool.__name__ + "_with_indices")
+del _pool

@@ -36,6 +36,9 @@ TABLE = {
                             "output_ratio=None, return_indices=False, _random_samples=None", False),
     "LPPool1d": ("lp_pool1d", "norm_type, kernel_size, stride=None, ceil_mode=False", False),
     "LPPool2d": ("lp_pool2d", "norm_type, kernel_size, stride=None, ceil_mode=False", False),
+    "LPPool3d": ("lp_pool3d", "norm_type, kernel_size, stride=None, ceil_mode=False", False),
+    "FractionalMaxPool3d": ("fractional_max_pool3d", "kernel_size, output_size=None, "
+                            "output_ratio=None, return_indices=False, _random_samples=None", False),
     "MaxUnpool1d": ("max_unpool1d", "kernel_size, stride=None, padding=0", False),
     "MaxUnpool2d": ("max_unpool2d", "kernel_size, stride=None, padding=0", False),
     "MaxUnpool3d": ("max_unpool3d", "kernel_size, stride=None, padding=0", False),
@@ -44,6 +47,7 @@ TABLE = {
     "Dropout3d": ("dropout3d", "p=0.5, inplace=False", True),
     "AlphaDropout": ("alpha_dropout", "p=0.5, inplace=False", True),
     "FeatureAlphaDropout": ("feature_alpha_dropout", "p=0.5, inplace=False", True),
+    "RReLU": ("rrelu", "lower=0.125, upper=0.3333333333333333, inplace=False", True),
     "GLU": ("glu", "dim=-1", False),
     "Threshold": ("threshold", "threshold, value, inplace=False", False),
     "Softmin": ("softmin", "dim=None", False),
@@ -189,6 +193,38 @@ class UpsamplingBilinear2d(UpsamplingNearest2d):
     _mode = "bilinear"
 
 
+class EmbeddingBag(Module):
+    """``nn.EmbeddingBag(num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
+    scale_grad_by_freq=False, mode='mean', sparse=False, _weight=None,
+    include_last_offset=False, padding_idx=None)``: sums, means or maxima of embedding
+    rows per bag (``F.embedding_bag``), the weight N(0, 1) as PyTorch's.
+
+    >>> import eagerad.torch as torch
+    >>> bag = EmbeddingBag(5, 2, mode="sum", _weight=torch.arange(10.0).reshape(5, 2))
+    >>> bag(torch.tensor([0, 1, 4]), torch.tensor([0, 2])).tolist()
+    [[2.0, 4.0], [8.0, 9.0]]
+    """
+
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,
+                 include_last_offset=False, padding_idx=None, device=None, dtype=None):
+        super().__init__()
+        if mode not in ("sum", "mean", "max"):
+            raise ValueError(f"EmbeddingBag: mode must be 'sum', 'mean' or 'max', got {mode!r}")
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.max_norm, self.norm_type, self.mode = max_norm, norm_type, mode
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
+        weight = _creation.randn(num_embeddings, embedding_dim, dtype=dtype) if _weight is None \
+            else _weight.detach().clone()
+        self.weight = _creation.Parameter(weight)
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
+                               self.scale_grad_by_freq, self.mode, self.sparse,
+                               per_sample_weights, self.include_last_offset, self.padding_idx)
+
+
 class PReLU(Module):
     """``nn.PReLU(num_parameters=1, init=0.25)``: a learnt negative slope (one, or one per
     channel).
@@ -270,5 +306,5 @@ class InstanceNorm3d(_InstanceNorm):
 
 
 LAYERS = list(TABLE) + PADDINGS + ["Softmax2d", "UpsamplingNearest2d", "UpsamplingBilinear2d",
-                                   "PReLU", "RMSNorm", "InstanceNorm1d", "InstanceNorm2d",
+                                   "EmbeddingBag", "PReLU", "RMSNorm", "InstanceNorm1d", "InstanceNorm2d",
                                    "InstanceNorm3d"]

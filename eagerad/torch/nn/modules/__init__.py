@@ -23,7 +23,7 @@ _SUBMODULES = {
             "PoissonNLLLoss SoftMarginLoss TripletMarginLoss TripletMarginWithDistanceLoss CTCLoss",
     "activation": "ReLU Sigmoid Tanh Softmax LogSoftmax CELU ELU GELU SELU Hardsigmoid Hardswish "
                   "Hardtanh LeakyReLU LogSigmoid Mish ReLU6 SiLU Softplus Softsign Tanhshrink "
-                  "MultiheadAttention GLU Threshold Softmin Softmax2d Hardshrink Softshrink PReLU",
+                  "MultiheadAttention GLU Threshold Softmin Softmax2d Hardshrink Softshrink PReLU RReLU",
     "container": "Sequential ModuleList ModuleDict ParameterList ParameterDict",
     "batchnorm": "BatchNorm1d BatchNorm2d BatchNorm3d",
     "normalization": "LayerNorm GroupNorm LocalResponseNorm RMSNorm",
@@ -34,7 +34,8 @@ _SUBMODULES = {
                    "TransformerDecoderLayer",
     "pooling": "MaxPool1d MaxPool2d MaxPool3d AvgPool1d AvgPool2d AvgPool3d AdaptiveAvgPool1d "
                "AdaptiveAvgPool2d AdaptiveAvgPool3d AdaptiveMaxPool1d AdaptiveMaxPool2d "
-               "AdaptiveMaxPool3d FractionalMaxPool2d LPPool1d LPPool2d MaxUnpool1d MaxUnpool2d "
+               "AdaptiveMaxPool3d FractionalMaxPool2d FractionalMaxPool3d LPPool1d LPPool2d LPPool3d "
+               "MaxUnpool1d MaxUnpool2d "
                "MaxUnpool3d",
     "padding": "ZeroPad1d ZeroPad2d ZeroPad3d ConstantPad1d ConstantPad2d ConstantPad3d "
                "ReflectionPad1d ReflectionPad2d ReflectionPad3d ReplicationPad1d ReplicationPad2d "
@@ -42,7 +43,7 @@ _SUBMODULES = {
     "distance": "CosineSimilarity PairwiseDistance",
     "fold": "Fold Unfold",
     "channelshuffle": "ChannelShuffle",
-    "sparse": "Embedding",
+    "sparse": "Embedding EmbeddingBag",
     "flatten": "Flatten Unflatten",
     "pixelshuffle": "PixelShuffle PixelUnshuffle",
     "upsampling": "Upsample UpsamplingNearest2d UpsamplingBilinear2d",
