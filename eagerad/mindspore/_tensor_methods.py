@@ -13,29 +13,15 @@ import importlib
 
 import numpy as np
 
-from ..face import FaceAttribute, install
+from ..face import install
 from ._face import MINDSPORE
 from .ops import _functions as F, _semantics as S
 
 _core = importlib.import_module("eagerad.tensor")
 
 
-class _Absent:
-    """The neutral default of an attribute only a face defines: reading it raises."""
-
-    def __init__(self, name):
-        self.name = name
-
-    def __get__(self, obj, cls=None):
-        raise AttributeError(f"a tensor of this face has no attribute {self.name!r} "
-                             "(it is MindSpore's; see eagerad.mindspore)")
-
-
 def _register(name, impl):
-    if name in _core.Tensor.__dict__ or hasattr(_core.Tensor, name):
-        install(_core.Tensor, name)
-    else:
-        setattr(_core.Tensor, name, FaceAttribute(name, _Absent(name)))
+    install(_core.Tensor, name)      # a name the core lacks reads as absent on other faces
     MINDSPORE.attributes[name] = impl
 
 
