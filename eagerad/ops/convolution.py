@@ -159,6 +159,46 @@ _conv_gemm = defop(
     cases=[Case(U(2, 2, 5, 4), U(3, 2, 3, 2), U(3), geometry=((2, 1), (1, 2), (1, 0, 0, 1))),
            Case(U(1, 1, 3, 3), U(1, 1, 2, 2), None, geometry=((1, 1), (1, 1), (0, 0, 0, 0)))])
 
+
+def _transposed_forward(B, x, w, b, size, geometry):
+    out = B.conv2d_gemm_grad_input(x, w, size, geometry)
+    return out if b is None else B.binary("add", out, b.reshape(1, -1, 1, 1))
+
+
+def _transposed_batch(args, bdims, size, geometry):
+    """vmap: a batched input with shared weights folds into N; anything else per sample."""
+    n = next(a.shape[d] for a, d in zip(args, bdims) if d is not None)
+    if bdims[1] is not None or bdims[2] is not None:
+        return loop_batch(_transposed_gemm, args, bdims, {"size": size, "geometry": geometry}, n)
+    x = _to_front(args[0], bdims[0])
+    out = _transposed_gemm(x.reshape((n * x.shape[1],) + x.shape[2:]), args[1], args[2],
+                           size=size, geometry=geometry)
+    return out.reshape((n, x.shape[1]) + out.shape[1:]), 0
+
+
+# The transposed convolution is the input-gradient of ``conv2d_gemm``, so its own
+# gradients are that op's forward (input) and weight gradient with the roles of input
+# and output swapped: one op each way, as for the convolution.
+_transposed_gemm = defop(
+    "conv_transpose2d_gemm", _transposed_forward,
+    vjp=(lambda g, ans, x, w, b, size, geometry: _conv_gemm(g, w, None, geometry=geometry),
+         lambda g, ans, x, w, b, size, geometry: _conv_gemm_grad_w(x, None, g, w, None, geometry),
+         lambda g, ans, x, w, b, size, geometry: g.sum(axis=(0, 2, 3))),
+    jvp=(lambda t, ans, x, w, b, size, geometry:
+         _transposed_gemm(t, w, None, size=size, geometry=geometry),
+         lambda t, ans, x, w, b, size, geometry:
+         _transposed_gemm(x, t, None, size=size, geometry=geometry),
+         lambda t, ans, x, w, b, size, geometry: broadcast_to(t.reshape(1, -1, 1, 1), ans.shape)),
+    fast=(lambda B, g, ans, x, w, b, size, geometry: B.conv2d_gemm(g, w, None, geometry),
+          lambda B, g, ans, x, w, b, size, geometry:
+          B.conv2d_gemm_grad_weight(x, g, tuple(w.shape), geometry),
+          lambda B, g, ans, x, w, b, size, geometry: B.reduce("sum", g, (0, 2, 3), False)),
+    saves={0: (1,), 1: (0,), 2: ()}, batch=_transposed_batch,
+    cases=[Case(U(2, 3, 2, 3), U(3, 2, 3, 2), U(2), size=(5, 4),
+                geometry=((2, 1), (1, 2), (1, 0, 0, 1))),
+           Case(U(1, 1, 2, 2), U(1, 1, 2, 2), None, size=(4, 4),
+                geometry=((2, 2), (1, 1), (0, 0, 0, 0)))])
+
 # ------------------------------------------------------------ argument parsing
 
 
@@ -416,9 +456,14 @@ def transposed_conv(name, input, weight, bias, stride, pads, output_padding, gro
     if min(size) <= 0:
         raise ValueError(f"{name}: output size {size} is not positive")
     o = og * groups
+    unreached = tuple(max(e - s + 1, 0) for e, s in zip(extra, stride))
+    if groups == 1 and not any(unreached) and x.size and x.device.type == "cpu" and _plain(x) \
+            and _plain(weight) and x.dtype.name in ("float32", "float64") \
+            and weight.dtype == x.dtype and (bias is None or _plain(bias)):
+        b = None if bias is None else _bias(name, bias, o, x)
+        return _transposed_gemm(x, weight, b, size=size, geometry=(stride, dilation, pads))
     wm = weight.reshape(groups, c // groups, og * kh * kw).swapaxes(-1, -2)
     cols = matmul(wm, x.reshape(n, groups, c // groups, h * w)).reshape(n, o, kh, kw, h, w)
-    unreached = tuple(max(e - s + 1, 0) for e, s in zip(extra, stride))
     if any(unreached):
         # output_padding >= stride (allowed by a large dilation) adds rows/columns no window
         # reaches: fold the uncropped output without them (its windows must tile it), append
