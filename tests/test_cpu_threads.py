@@ -14,12 +14,16 @@ from eagerad.backend import cpu
 from eagerad.backend.cpu import threads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REAL_BACK_OFF = threads._back_off
 two_cores = pytest.mark.skipif(threads.CORES < 2, reason="one core: nothing is split")
 
 
 @pytest.fixture
-def restore_threads():
+def restore_threads(monkeypatch):
+    """Restores the thread count after the test; splits never back off during it (a
+    loaded machine would otherwise turn splitting off, see ``threads._back_off``)."""
     old = threads.get_num_threads()
+    monkeypatch.setattr(threads, "_back_off", lambda missed: None)
     yield
     threads.set_num_threads(old)
 
@@ -96,6 +100,25 @@ def test_split_products_are_bit_identical_to_one_thread(shapes, dtype, restore_t
         assert got is not None and got.dtype == ref.dtype
         np.testing.assert_array_equal(got, ref)
         np.testing.assert_array_equal(cpu.matmul(x, b), ref)
+
+
+@two_cores
+def test_splits_that_do_not_pay_pause_splitting(restore_threads):
+    """Each split that did not pay doubles a pause (1 ms, 2 ms, ... up to 1 s) during
+    which work runs on the calling thread alone; set_num_threads ends it."""
+    threads.set_num_threads(2)
+    assert threads.shares() == 2
+    for _ in range(12):
+        REAL_BACK_OFF(True)
+    assert threads._backoff["wait"] == threads.BACKOFF_MAX == 1.0
+    assert threads.shares() == 1
+    a = np.ones((2048, 64), np.float32)
+    assert threads.matmul(a, a.T) is None
+    np.testing.assert_array_equal(cpu.matmul(a, a.T), np.matmul(a, a.T))
+    REAL_BACK_OFF(False)                    # a split that paid
+    assert threads._backoff["wait"] == 0.0
+    threads.set_num_threads(2)
+    assert threads.shares() == 2
 
 
 def test_products_it_does_not_split_go_back_to_numpy():

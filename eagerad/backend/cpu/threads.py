@@ -31,11 +31,11 @@ caps all three pools together, as PyTorch's intra-op setting does.
 True
 """
 import ctypes
-import glob
 import itertools
 import os
 import sys
 import threading
+import time
 
 import numpy as np
 
@@ -51,6 +51,8 @@ _BLAS_NAMES = (("openblas_set_num_threads", "openblas_get_num_threads"),
 MATMUL_SPLIT = 1 << 23
 ROW_ALIGN = 48                # row blocks of a split product start at multiples of this
 _state = {"blas": None}
+BACKOFF_MAX = 1.0                     # seconds (see ``_back_off``)
+_backoff = {"until": 0.0, "wait": 0.0}
 _workers = None
 _workers_lock = threading.Lock()
 
@@ -74,8 +76,12 @@ def _blas_candidates():
     copy (``numpy.libs`` / ``numpy/.dylibs``), else what ``/proc/self/maps`` shows.
     (``numpy.show_config`` names the build machine's directory, not this one's.)"""
     root = os.path.dirname(np.__file__)
-    found = [p for d in (os.path.join(root, os.pardir, "numpy.libs"), os.path.join(root, ".dylibs"))
-             for p in sorted(glob.glob(os.path.join(d, "*openblas*")))]
+    found = []
+    for folder in (os.path.join(root, os.pardir, "numpy.libs"), os.path.join(root, ".dylibs")):
+        try:
+            found += [os.path.join(folder, f) for f in sorted(os.listdir(folder)) if "openblas" in f]
+        except OSError:
+            pass
     if not found and os.path.exists("/proc/self/maps"):
         try:
             with open("/proc/self/maps") as maps:
@@ -188,6 +194,7 @@ def set_num_threads(num):
         raise ValueError(f"set_num_threads: num must be a positive int, got {num!r}")
     num = num.__index__()
     _state["threads"] = num
+    _backoff.update(until=0.0, wait=0.0)
     if "OPENBLAS_NUM_THREADS" not in os.environ:
         set_blas_threads(1)
     import numba
@@ -195,8 +202,10 @@ def set_num_threads(num):
 
 
 def shares():
-    """How many threads (the caller included) work split over the pool uses now."""
-    return min(get_num_threads(), CORES)
+    """How many threads (the caller included) work split over the pool uses now: the
+    intra-op count, or 1 while the pool backs off (see ``share``)."""
+    n = min(_state["threads"], CORES)
+    return n if n < 2 or time.monotonic() >= _backoff["until"] else 1
 
 
 def _executor():
@@ -228,20 +237,40 @@ def share(work, chunks):
         return
     claims = itertools.count()          # next() on it is atomic under the GIL
 
-    def drain():
+    def drain(fastest=None):
         for i in claims:
             if i >= chunks:
-                return
+                break
+            t0 = time.perf_counter()
             work(i)
+            if fastest is not None:
+                fastest[0] = min(fastest[0], time.perf_counter() - t0)
 
     pool = _executor()
     jobs = [pool.submit(drain) for _ in range(helpers)]
+    start, fastest = time.perf_counter(), [float("inf")]
     try:
-        drain()
+        drain(fastest)
     finally:
         for job in jobs:
             if not job.cancel():        # started: it finishes its chunk in flight
                 job.result()
+    # a miss: the split took over 3/4 of what this thread alone would have taken
+    # at its fastest chunk's pace (other load, GIL hand-offs to a preempted worker)
+    _back_off(time.perf_counter() - start > 0.75 * chunks * fastest[0])
+
+
+def _back_off(missed):
+    """After a split that did not pay (the workers' cores taken by other processes,
+    chunks shorter than a wake-up), splitting pauses for ``wait`` seconds, doubling
+    with each such miss up to ``BACKOFF_MAX``; a split that pays ends the pause.
+    On a loaded machine eagerad then runs as single-threaded (measured: the best
+    there), on a quiet one every split gets help and nothing changes."""
+    if missed:
+        _backoff["wait"] = min(max(2 * _backoff["wait"], 1e-3), BACKOFF_MAX)
+        _backoff["until"] = time.monotonic() + _backoff["wait"]
+    elif _backoff["wait"]:
+        _backoff["wait"] = 0.0
 
 
 def row_chunks(rows, align=1):
