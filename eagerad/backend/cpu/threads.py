@@ -164,7 +164,12 @@ def _quiet_openmp():
 
 
 def apply_policy():
-    """The import-time policy: BLAS on one thread, OpenMP workers that sleep."""
+    """The import-time policy (the CPU backend calls it once): BLAS on one thread,
+    OpenMP workers that sleep; safe to call again.
+
+    >>> apply_policy(); blas_threads() in (1, None) or "OPENBLAS_NUM_THREADS" in os.environ
+    True
+    """
     if "OPENBLAS_NUM_THREADS" not in os.environ:
         set_blas_threads(1)
     _quiet_openmp()
@@ -203,7 +208,11 @@ def set_num_threads(num):
 
 def shares():
     """How many threads (the caller included) work split over the pool uses now: the
-    intra-op count, or 1 while the pool backs off (see ``share``)."""
+    intra-op count (at most the cores), or 1 while splitting pauses (``_back_off``).
+
+    >>> 1 <= shares() <= CORES
+    True
+    """
     n = min(_state["threads"], CORES)
     return n if n < 2 or time.monotonic() >= _backoff["until"] else 1
 
