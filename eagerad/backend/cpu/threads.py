@@ -266,7 +266,7 @@ def share(work, chunks):
                 job.result()
     # a miss: the split took over 90% of what this thread alone would have taken at
     # its fastest chunk's pace (other load, GIL hand-offs to a preempted worker);
-    # compute-bound splits take ~55% on an idle core, memory-bound ones ~80%
+    # (an ideal two-way split of compute-bound work takes ~50%)
     _back_off(time.perf_counter() - start > 0.9 * chunks * fastest[0])
 
 
