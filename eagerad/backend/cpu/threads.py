@@ -21,6 +21,9 @@ The policy, applied when the CPU backend is imported:
 - Work split over the pool is shared dynamically (``share``): the calling thread
   takes chunks until none is left and only ever waits for a chunk a worker has
   already started, so a worker descheduled by other load costs at most a chunk.
+  A split that did not pay pauses splitting for a while (``_back_off``): on a
+  machine whose other core is taken by other processes eagerad then runs as it
+  does single-threaded, which measured best there.
 
 An explicit ``OPENBLAS_NUM_THREADS``, ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` in
 the environment is the user's choice and is left alone.  ``set_num_threads``
