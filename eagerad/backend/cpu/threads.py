@@ -287,13 +287,13 @@ def _back_off(missed):
 
 
 def row_chunks(rows, align=1):
-    """``(start, stop)`` ranges splitting ``rows`` rows into a few chunks per share,
+    """``(start, stop)`` ranges splitting ``rows`` rows into two chunks per share,
     every start a multiple of ``align`` (fewer chunks where rows are few).
 
-    >>> row_chunks(10)[:2]
-    [(0, 2), (2, 4)]
+    >>> chunks = row_chunks(100, 8); chunks[0][0], chunks[-1][1], all(lo % 8 == 0 for lo, _ in chunks)
+    (0, 100, True)
     """
-    n = max(1, min(4 * shares(), rows // align))
+    n = max(1, min(2 * shares(), rows // align))
     step = -(-rows // n // align) * align
     return [(i, min(i + step, rows)) for i in range(0, rows, step)]
 
