@@ -84,3 +84,6 @@ from .ops.statistics import median_lower as median
 float, double, half, long, int, bool = float32, float64, float16, int64, int32, bool_
 
 __version__ = "0.1.0"
+
+# one intra-op thread count for BLAS, Numba's kernels and the CPU pool (torch.set_num_threads)
+from .backend.cpu.threads import get_num_threads, set_num_threads

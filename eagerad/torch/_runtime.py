@@ -56,23 +56,24 @@ def are_deterministic_algorithms_enabled():
 
 
 def set_num_threads(num):
-    """The number of threads eagerad's parallel Numba kernels use.
+    """Cap eagerad's intra-op threads at ``num`` (large elementwise ops and products
+    split over the backend's pool, Numba's parallel kernels; numpy's BLAS stays on
+    one thread), as PyTorch's intra-op setting does (``backend.cpu.threads``).
 
     >>> import eagerad.torch as torch
     >>> n = torch.get_num_threads(); torch.set_num_threads(1); torch.get_num_threads()
     1
     >>> torch.set_num_threads(n)
     """
-    import numba
-    if isinstance(num, bool) or int(num) != num or num < 1:
-        raise ValueError(f"set_num_threads: num must be a positive int, got {num!r}")
-    numba.set_num_threads(min(int(num), numba.config.NUMBA_NUM_THREADS))
+    from ..backend.cpu import threads
+    threads.set_num_threads(num)
 
 
 def get_num_threads():
-    """The number of threads eagerad's parallel Numba kernels use."""
-    import numba
-    return numba.get_num_threads()
+    """The intra-op thread count ``set_num_threads`` set (by default the cores, or
+    ``NUMBA_NUM_THREADS``/``OMP_NUM_THREADS`` where the environment sets them)."""
+    from ..backend.cpu import threads
+    return threads.get_num_threads()
 
 
 class finfo:

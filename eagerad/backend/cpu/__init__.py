@@ -8,14 +8,12 @@ runs as Numba kernels from ``kernels.py``, imported at the first call so that
 importing eagerad compiles nothing.  Large elementwise ops use every core and
 write into reused buffers from ``pool`` (see ``unary`` and ``binary``).
 """
-import os
-import threading
 import warnings
 
 import numpy as np
 
 from .. import formulas
-from . import pool
+from . import pool, threads
 
 name = "cpu"
 # NaN/inf results pass silently as in PyTorch; a module-scoped filter costs nothing
@@ -159,7 +157,8 @@ def _refuse_complex(op):
 # (vectorised polynomials for sin/cos/tanh, see ``kernels``).
 # Outputs of a megabyte and more come from ``pool`` (reused, already faulted in).
 BIG = 1 << 17
-CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+CORES = threads.CORES
+threads.apply_policy()      # BLAS on one thread, OpenMP workers that sleep (see threads)
 _NUMBA = {("exp", np.dtype(np.float64)), ("sin", np.dtype(np.float64)),
           ("cos", np.dtype(np.float64)), ("tanh", np.dtype(np.float32))}
 # ufuncs whose float output has the input's dtype
@@ -172,50 +171,26 @@ SPLIT_BYTES = 16 << 20     # measured: 8 MB float64 products lost a little when 
 _HEAVY = {np.exp, np.log, np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh, np.arcsin,
           np.arccos, np.arctan, np.arcsinh, np.arccosh, np.sqrt, np.log1p, np.expm1,
           np.power, np.arctan2}
-_workers = None
-_workers_lock = threading.Lock()
+_executor = threads._executor           # the pool (moved to ``threads``)
 
 
-def _executor():
-    """The thread pool (``CORES - 1`` workers; the calling thread takes a share too)."""
-    global _workers
-    if _workers is None:
-        with _workers_lock:
-            if _workers is None:
-                from concurrent.futures import ThreadPoolExecutor
-                _workers = ThreadPoolExecutor(CORES - 1, thread_name_prefix="eagerad-cpu")
-    return _workers
-
-
-def _chunk(ufunc, args, out, kw):
+def _chunk(ufunc, args, out, kw, lo, hi):
     # NaN/inf pass silently here too (the module's warning filter does not see
     # warnings raised from the pool's threads); errstate is per thread
     with np.errstate(all="ignore"):
-        ufunc(*args, out=out, **kw)
+        ufunc(*[a[lo:hi] if type(a) is np.ndarray else a for a in args], out=out[lo:hi], **kw)
 
 
 def _split(ufunc, out, *args, **kw):
-    """``ufunc(*args, out=out)`` in ``CORES`` slices along axis 0, on a thread pool.
+    """``ufunc(*args, out=out)`` in slices along axis 0, shared over the thread pool
+    (``threads.share``: a busy core costs at most the slice in flight on it).
 
     Array arguments are broadcast to ``out``'s shape first, so each slice of
     ``out`` meets the matching slices of its operands."""
     args = [np.broadcast_to(a, out.shape) if type(a) is np.ndarray and a.shape != out.shape
             else a for a in args]
-    step = -(-out.shape[0] // CORES)
-    workers = _executor()
-    jobs = [workers.submit(_chunk, ufunc, [a[i:i + step] if type(a) is np.ndarray else a
-                                           for a in args], out[i:i + step], kw)
-            for i in range(step, out.shape[0], step)]
-    _chunk(ufunc, [a[:step] if type(a) is np.ndarray else a for a in args], out[:step], kw)
-    for i, job in zip(range(step, out.shape[0], step), jobs):
-        # a worker that has not started yet (its core busy, e.g. with BLAS threads
-        # spinning after a matmul) loses its slice to this thread: never slower than
-        # one thread by more than the hand-off
-        if job.cancel():
-            _chunk(ufunc, [a[i:i + step] if type(a) is np.ndarray else a for a in args],
-                   out[i:i + step], kw)
-        else:
-            job.result()
+    chunks = threads.row_chunks(out.shape[0])
+    threads.share(lambda i: _chunk(ufunc, args, out, kw, *chunks[i]), len(chunks))
     return out
 
 
@@ -223,8 +198,8 @@ def _run(ufunc, out, *args, **kw):
     """``ufunc(*args, out=out)``, split over the cores when that pays: from ``BIG``
     elements for transcendental ufuncs, from ``SPLIT_BYTES`` for memory-bound ones
     (below that the hand-off to a thread costs more than it saves)."""
-    if CORES > 1 and out.ndim and out.shape[0] >= CORES and (
-            out.nbytes >= SPLIT_BYTES or (ufunc in _HEAVY and out.size >= BIG)):
+    if out.ndim and out.shape[0] > 1 and (out.nbytes >= SPLIT_BYTES or (
+            ufunc in _HEAVY and out.size >= BIG)) and threads.shares() > 1:
         return _split(ufunc, out, *args, **kw)
     ufunc(*args, out=out, **kw)
     return out
@@ -517,7 +492,8 @@ def matmul(a, b):
     """
     if _is_half(a) or _is_half(b):     # float32 accumulation, rounded once
         return _round_half(np.matmul(_single(a), _single(b)), a, b)
-    return np.matmul(a, b)
+    out = threads.matmul(a, b)          # large products: row blocks over the pool
+    return np.matmul(a, b) if out is None else out
 
 
 # ---------------------------------------------------------------- movement

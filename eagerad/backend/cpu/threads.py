@@ -1,0 +1,346 @@
+"""One intra-op thread count for the CPU backend: BLAS, Numba's kernels and the pool.
+
+Why: three thread pools live in an eagerad process, and on a small machine they
+fought.  numpy's bundled OpenBLAS threads every product above ~0.3 MFLOP (even a
+16x128 @ 128x512 LSTM step) and its idle threads then spin for ~0.1 s of CPU each
+(``OPENBLAS_THREAD_TIMEOUT``, fixed when numpy loads the library); GNU OpenMP,
+under Numba's ``parallel=True`` kernels, spins ~300000 rounds after every
+parallel loop.  On 2 cores the spinners took the core the Python thread and the
+other pool needed: a transformer step went from 31 ms single-threaded to 55 ms
+with default threads, and on a loaded machine a threaded product waited for a
+descheduled BLAS thread (1024x64 @ 64x192: 0.3 ms alone, 9 ms threaded).
+
+The policy, applied when the CPU backend is imported:
+
+- numpy's BLAS runs on one thread (through the library's own
+  ``openblas_set_num_threads``, found with ``ctypes``; nothing happens where
+  numpy uses another BLAS).  Large products are instead split by rows over the
+  backend's pool (``matmul``), whose threads sleep when idle.
+- GNU OpenMP is loaded with ``GOMP_SPINCOUNT=0`` (restored right after), so
+  Numba's workers sleep between kernels instead of spinning.
+- Work split over the pool is shared dynamically (``share``): the calling thread
+  takes chunks until none is left and only ever waits for a chunk a worker has
+  already started, so a worker descheduled by other load costs at most a chunk.
+  A split that did not pay pauses splitting for a while (``_back_off``): on a
+  machine whose other core is taken by other processes eagerad then runs as it
+  does single-threaded, which measured best there.
+
+An explicit ``OPENBLAS_NUM_THREADS``, ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` in
+the environment is the user's choice and is left alone.  ``set_num_threads``
+caps all three pools together, as PyTorch's intra-op setting does.
+
+>>> from eagerad.backend.cpu import threads
+>>> threads.get_num_threads() >= 1
+True
+"""
+import ctypes
+import itertools
+import os
+import sys
+import threading
+import time
+
+import numpy as np
+
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+# exported names of OpenBLAS's setter/getter: plain builds, then the symbol-suffixed
+# ``scipy_openblas`` builds numpy's wheels bundle (64-bit integer and 32-bit ones)
+_BLAS_NAMES = (("openblas_set_num_threads", "openblas_get_num_threads"),
+               ("scipy_openblas_set_num_threads64_", "scipy_openblas_get_num_threads64_"),
+               ("scipy_openblas_set_num_threads", "scipy_openblas_get_num_threads"),
+               ("openblas_set_num_threads64_", "openblas_get_num_threads64_"))
+# products of at least this many multiply-adds are split over the pool: a row
+# block of such a product is ~0.1 ms of BLAS, several times the hand-off
+MATMUL_SPLIT = 1 << 23
+ROW_ALIGN = 48                # row blocks of a split product start at multiples of this
+_state = {"blas": None}
+BACKOFF_MAX = 1.0                     # seconds (see ``_back_off``)
+_backoff = {"until": 0.0, "wait": 0.0}
+_workers = None
+_workers_lock = threading.Lock()
+
+
+def _default_threads():
+    """The intra-op count before any ``set_num_threads``: ``NUMBA_NUM_THREADS`` or
+    ``OMP_NUM_THREADS`` where set (as the benchmarks' single-threaded runs do),
+    else the cores this process may use."""
+    for key in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS"):
+        first = os.environ.get(key, "").split(",")[0].strip()
+        if first.isdigit() and int(first) > 0:
+            return int(first)
+    return CORES
+
+
+_state["threads"] = _default_threads()
+
+
+def _blas_candidates():
+    """Paths of the OpenBLAS libraries numpy may have loaded: its wheel's bundled
+    copy (``numpy.libs`` / ``numpy/.dylibs``), else what ``/proc/self/maps`` shows.
+    (``numpy.show_config`` names the build machine's directory, not this one's.)"""
+    root = os.path.dirname(np.__file__)
+    found = []
+    for folder in (os.path.join(root, os.pardir, "numpy.libs"), os.path.join(root, ".dylibs")):
+        try:
+            found += [os.path.join(folder, f) for f in sorted(os.listdir(folder)) if "openblas" in f]
+        except OSError:
+            pass
+    if not found and os.path.exists("/proc/self/maps"):
+        try:
+            with open("/proc/self/maps") as maps:
+                found = sorted({line.split()[-1] for line in maps if ".so" in line})
+        except OSError:
+            found = []
+    return [p for p in found if "blas" in os.path.basename(p).lower()]
+
+
+def _blas():
+    """``(set, get)`` ctypes functions of numpy's OpenBLAS, or None where there is none
+    (MKL, Accelerate, an unknown build): then BLAS threads are left as they are."""
+    if _state["blas"] is None:
+        _state["blas"] = ()
+        for path in _blas_candidates():
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError:
+                continue
+            for set_name, get_name in _BLAS_NAMES:
+                setter, getter = getattr(lib, set_name, None), getattr(lib, get_name, None)
+                if setter is not None and getter is not None:
+                    setter.argtypes, setter.restype = [ctypes.c_int], None
+                    getter.argtypes, getter.restype = [], ctypes.c_int
+                    _state["blas"] = (setter, getter)
+                    break
+            if _state["blas"]:
+                break
+    return _state["blas"] or None
+
+
+def blas_threads():
+    """How many threads numpy's OpenBLAS uses (as its own getter reports), or None
+    where numpy's BLAS is not an OpenBLAS eagerad can find.
+
+    >>> n = blas_threads(); n is None or n >= 1
+    True
+    """
+    funcs = _blas()
+    return None if funcs is None else int(funcs[1]())
+
+
+def set_blas_threads(n):
+    """Set numpy's OpenBLAS thread count to ``n`` (a no-op without OpenBLAS); returns
+    whether it could.  eagerad keeps it at 1 and splits large products itself;
+    this is for programs that want numpy's own products threaded again.
+
+    >>> old = blas_threads(); _ = set_blas_threads(1); blas_threads() in (1, None)
+    True
+    >>> _ = set_blas_threads(old or 1)
+    """
+    funcs = _blas()
+    if funcs is None:
+        return False
+    funcs[0](int(n))
+    return True
+
+
+def _quiet_openmp():
+    """Load GNU OpenMP (Numba's ``omp`` threading layer) with ``GOMP_SPINCOUNT=0``,
+    so its idle workers sleep rather than spin; the variable is removed again at
+    once, so a libgomp loaded later (PyTorch's own copy) keeps its defaults.  Does
+    nothing off Linux, where the user set a wait policy, or where libgomp is
+    already loaded (its settings are read once, at load)."""
+    if not sys.platform.startswith("linux") or "GOMP_SPINCOUNT" in os.environ \
+            or "OMP_WAIT_POLICY" in os.environ:
+        return
+    try:
+        ctypes.CDLL("libgomp.so.1", mode=getattr(os, "RTLD_NOLOAD", 4))
+        return                         # already loaded: too late to change
+    except OSError:
+        pass
+    os.environ["GOMP_SPINCOUNT"] = "0"
+    try:
+        _state["gomp"] = ctypes.CDLL("libgomp.so.1")    # held: stays loaded for Numba
+    except OSError:
+        pass
+    finally:
+        del os.environ["GOMP_SPINCOUNT"]
+
+
+def apply_policy():
+    """The import-time policy (the CPU backend calls it once): BLAS on one thread,
+    OpenMP workers that sleep; safe to call again.
+
+    >>> apply_policy(); blas_threads() in (1, None) or "OPENBLAS_NUM_THREADS" in os.environ
+    True
+    """
+    if "OPENBLAS_NUM_THREADS" not in os.environ:
+        set_blas_threads(1)
+    _quiet_openmp()
+
+
+def get_num_threads():
+    """The intra-op thread count: how many threads a large elementwise op, a large
+    product or a Numba ``parallel`` kernel may use.
+
+    >>> get_num_threads() >= 1
+    True
+    """
+    return _state["threads"]
+
+
+def set_num_threads(num):
+    """Cap eagerad's intra-op threads at ``num``, as ``torch.set_num_threads`` does:
+    the pool splits work into at most ``num`` shares, Numba's parallel kernels run
+    on at most ``num`` threads (Numba's setting is per calling thread) and numpy's
+    BLAS stays on one (large products are split by the pool instead).
+
+    >>> old = get_num_threads(); set_num_threads(1); get_num_threads()
+    1
+    >>> set_num_threads(old)
+    """
+    if isinstance(num, bool) or not hasattr(num, "__index__") or num.__index__() < 1:
+        raise ValueError(f"set_num_threads: num must be a positive int, got {num!r}")
+    num = num.__index__()
+    _state["threads"] = num
+    _backoff.update(until=0.0, wait=0.0)
+    if "OPENBLAS_NUM_THREADS" not in os.environ:
+        set_blas_threads(1)
+    import numba
+    numba.set_num_threads(min(num, numba.config.NUMBA_NUM_THREADS))
+
+
+def shares():
+    """How many threads (the caller included) work split over the pool uses now: the
+    intra-op count (at most the cores), or 1 while splitting pauses (``_back_off``).
+
+    >>> 1 <= shares() <= CORES
+    True
+    """
+    n = min(_state["threads"], CORES)
+    return n if n < 2 or time.monotonic() >= _backoff["until"] else 1
+
+
+def _executor():
+    """The pool: ``CORES - 1`` workers (the calling thread takes a share too), which
+    sleep on a queue when idle."""
+    global _workers
+    if _workers is None:
+        with _workers_lock:
+            if _workers is None:
+                from concurrent.futures import ThreadPoolExecutor
+                _workers = ThreadPoolExecutor(CORES - 1, thread_name_prefix="eagerad-cpu")
+    return _workers
+
+
+def share(work, chunks):
+    """Run ``work(i)`` for every ``i`` in ``range(chunks)``, shared between the calling
+    thread and ``shares() - 1`` pool workers (``work`` must release the GIL to gain,
+    as numpy's loops and BLAS do).  Chunks are claimed one at a time: the caller never
+    waits for a chunk no worker has started, so a busy core costs at most the chunk
+    in flight on it, never a fixed half of the work.  Exceptions reach the caller.
+
+    >>> out = []; share(out.append, 3); sorted(out)
+    [0, 1, 2]
+    """
+    helpers = min(shares(), chunks) - 1
+    if helpers < 1:
+        for i in range(chunks):
+            work(i)
+        return
+    claims = itertools.count()          # next() on it is atomic under the GIL
+
+    def drain(fastest=None):
+        for i in claims:
+            if i >= chunks:
+                break
+            t0 = time.perf_counter()
+            work(i)
+            if fastest is not None:
+                fastest[0] = min(fastest[0], time.perf_counter() - t0)
+
+    pool = _executor()
+    jobs = [pool.submit(drain) for _ in range(helpers)]
+    start, fastest = time.perf_counter(), [float("inf")]
+    try:
+        drain(fastest)
+    finally:
+        for job in jobs:
+            if not job.cancel():        # started: it finishes its chunk in flight
+                job.result()
+    # a miss: the split took over 90% of what this thread alone would have taken at
+    # its fastest chunk's pace (other load, GIL hand-offs to a preempted worker);
+    # (an ideal two-way split of compute-bound work takes ~50%)
+    _back_off(time.perf_counter() - start > 0.9 * chunks * fastest[0])
+
+
+def _back_off(missed):
+    """After a split that did not pay (the workers' cores taken by other processes,
+    chunks shorter than a wake-up), splitting pauses for ``wait`` seconds, doubling
+    with each such miss up to ``BACKOFF_MAX``; a split that pays ends the pause.
+    On a loaded machine eagerad then runs as single-threaded (measured: the best
+    there), on a quiet one every split gets help and nothing changes."""
+    if missed:
+        _backoff["wait"] = min(max(2 * _backoff["wait"], 1e-3), BACKOFF_MAX)
+        _backoff["until"] = time.monotonic() + _backoff["wait"]
+    elif _backoff["wait"]:
+        _backoff["wait"] = 0.0
+
+
+def row_chunks(rows, align=1):
+    """``(start, stop)`` ranges splitting ``rows`` rows into two chunks per share,
+    every start a multiple of ``align`` (fewer chunks where rows are few).
+
+    >>> chunks = row_chunks(100, 8); chunks[0][0], chunks[-1][1], all(lo % 8 == 0 for lo, _ in chunks)
+    (0, 100, True)
+    """
+    n = max(1, min(2 * shares(), rows // align))
+    step = -(-rows // n // align) * align
+    return [(i, min(i + step, rows)) for i in range(0, rows, step)]
+
+
+def _product(a, b, out, lo, hi):
+    """Rows (2-D ``a``) or matrices (stacked ``a``) ``lo:hi`` of ``out = a @ b``; ``b``
+    is sliced too where it is a stack paired with ``a``'s."""
+    with np.errstate(all="ignore"):     # as the backend's module filter, in any thread
+        np.matmul(a[lo:hi], b if b.ndim == 2 else b[lo:hi], out=out[lo:hi])
+
+
+def _stack(x, rows, k):
+    """``x`` as a 3-D stack of ``rows`` x ``k`` matrices, if that is a view; else None."""
+    flat = x.reshape(-1, rows, k)
+    return flat if np.shares_memory(flat, x) or x.size == 0 else None
+
+
+def matmul(a, b):
+    """``np.matmul(a, b)`` with large products split over the pool; None where this
+    does not apply (small products, broadcast batch shapes, vectors, integers, one
+    share), for the caller to run ``np.matmul`` itself.  Split points are chosen so
+    that every output element comes from the very BLAS call shape it would get
+    unsplit: whole matrices of a stack, or row blocks starting at multiples of
+    ``ROW_ALIGN`` (OpenBLAS's kernels step through rows in blocks of 1-24 rows; a
+    block boundary elsewhere can change the last bit of a float32 sum).  So results
+    are bit-identical under any thread count.
+
+    >>> a = np.ones((2048, 64), np.float32); b = np.ones((64, 128), np.float32)
+    >>> r = matmul(a, b); r is None or bool((r == 64).all())
+    True
+    """
+    if a.ndim < 2 or b.ndim < 2 or a.dtype.kind not in "fc" or b.dtype.kind not in "fc":
+        return None
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    if b.shape[-2] != k or a.size // max(k, 1) * k * n < MATMUL_SPLIT or shares() < 2:
+        return None
+    shape = a.shape[:-1] + (n,)
+    if a.ndim > 2 and (b.ndim == 2 or a.shape[:-2] == b.shape[:-2]):
+        a = _stack(a, m, k)
+        b = b if b.ndim == 2 else _stack(b, k, n)
+        if a is None or b is None or a.shape[0] < 2:
+            return None
+        chunks = row_chunks(a.shape[0])
+    elif a.ndim == 2 and b.ndim == 2:
+        chunks = row_chunks(m, ROW_ALIGN)
+    else:
+        return None
+    out = np.empty(a.shape[:-1] + (n,), np.result_type(a, b))
+    share(lambda i: _product(a, b, out, *chunks[i]), len(chunks))
+    return out.reshape(shape)

@@ -1,0 +1,180 @@
+"""The CPU thread policy (``eagerad/backend/cpu/threads.py``): one intra-op count caps
+BLAS, Numba and the backend's pool; splitting work over threads never changes a bit."""
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import eagerad
+import eagerad.torch as torch
+from eagerad.backend import cpu
+from eagerad.backend.cpu import threads
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REAL_BACK_OFF = threads._back_off
+two_cores = pytest.mark.skipif(threads.CORES < 2, reason="one core: nothing is split")
+
+
+@pytest.fixture
+def restore_threads(monkeypatch):
+    """Restores the thread count after the test; splits never back off during it (a
+    loaded machine would otherwise turn splitting off, see ``threads._back_off``)."""
+    old = threads.get_num_threads()
+    monkeypatch.setattr(threads, "_back_off", lambda missed: None)
+    yield
+    threads.set_num_threads(old)
+
+
+@pytest.mark.skipif(threads.blas_threads() is None, reason="numpy's BLAS is not OpenBLAS")
+@pytest.mark.skipif("OPENBLAS_NUM_THREADS" in os.environ, reason="the user's BLAS setting")
+def test_set_num_threads_caps_blas_numba_and_the_pool(restore_threads):
+    import numba
+    threads.set_blas_threads(2)             # as numpy leaves it on a 2-core machine
+    assert threads.blas_threads() == 2      # the ctypes getter sees the library's state
+    torch.set_num_threads(2)
+    assert threads.blas_threads() == 1      # products are split by the pool instead
+    assert eagerad.get_num_threads() == torch.get_num_threads() == 2
+    assert numba.get_num_threads() == min(2, numba.config.NUMBA_NUM_THREADS)
+    assert threads.shares() == min(2, threads.CORES)
+    eagerad.set_num_threads(1)
+    assert (threads.blas_threads(), numba.get_num_threads(), threads.shares()) == (1, 1, 1)
+    a = np.ones((4096, 64), np.float32)
+    assert threads.matmul(a, a.T[:, :1024]) is None    # one share: nothing is split
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2", None])
+def test_set_num_threads_refuses_what_is_not_a_positive_int(bad):
+    with pytest.raises(ValueError, match="num must be a positive int"):
+        eagerad.set_num_threads(bad)
+
+
+def test_import_policy_in_a_fresh_process():
+    """Importing eagerad leaves numpy's OpenBLAS on one thread and loads GNU OpenMP
+    with no spinning: after a Numba parallel kernel its idle worker burns no CPU (the
+    default libgomp spins ~300000 rounds, milliseconds of CPU per kernel); the
+    environment is left as it was."""
+    code = """if 1:
+        import os, time, numpy as np
+        from eagerad.backend.cpu import activation_kernels, threads
+        assert "GOMP_SPINCOUNT" not in os.environ
+        x = np.ones(1 << 18, np.float32)
+        for _ in range(3):
+            activation_kernels.gelu(x, False)       # a prange kernel on every thread
+        busy = 0.0
+        for _ in range(5):
+            activation_kernels.gelu(x, False)
+            c0 = time.process_time(); time.sleep(0.02); busy += time.process_time() - c0
+        print(threads.blas_threads(), busy)
+    """
+    env = {k: v for k, v in os.environ.items() if k not in (
+        "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "GOMP_SPINCOUNT",
+        "OMP_WAIT_POLICY")}
+    env["PYTHONPATH"] = ROOT
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    blas, busy = out.stdout.split()
+    assert blas in ("1", "None")
+    if threads.CORES > 1:
+        assert float(busy) < 0.005, f"idle OpenMP workers used {busy} s of CPU in 0.1 s of sleep"
+
+
+SHAPES = [((1024, 64), (64, 192)), ((1000, 77), (77, 300)), ((16, 64, 64), (64, 512)),
+          ((64, 64, 128), (64, 128, 64)), ((2, 3, 500, 64), (64, 300)), ((3000, 5), (5, 700))]
+
+
+@two_cores
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+def test_split_products_are_bit_identical_to_one_thread(shapes, dtype, restore_threads):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(shapes[0]).astype(dtype)
+    b = rng.standard_normal(shapes[1]).astype(dtype)
+    ref = np.matmul(a, b)
+    threads.set_num_threads(2)
+    for x in (a, np.ascontiguousarray(a.swapaxes(-1, -2)).swapaxes(-1, -2)):
+        got = threads.matmul(x, b)
+        assert got is not None and got.dtype == ref.dtype
+        np.testing.assert_array_equal(got, ref)
+        np.testing.assert_array_equal(cpu.matmul(x, b), ref)
+
+
+@two_cores
+def test_splits_that_do_not_pay_pause_splitting(restore_threads):
+    """Each split that did not pay doubles a pause (1 ms, 2 ms, ... up to 1 s) during
+    which work runs on the calling thread alone; set_num_threads ends it."""
+    threads.set_num_threads(2)
+    assert threads.shares() == 2
+    for _ in range(12):
+        REAL_BACK_OFF(True)
+    assert threads._backoff["wait"] == threads.BACKOFF_MAX == 1.0
+    assert threads.shares() == 1
+    a = np.ones((2048, 64), np.float32)
+    assert threads.matmul(a, a.T) is None
+    np.testing.assert_array_equal(cpu.matmul(a, a.T), np.matmul(a, a.T))
+    REAL_BACK_OFF(False)                    # a split that paid
+    assert threads._backoff["wait"] == 0.0
+    threads.set_num_threads(2)
+    assert threads.shares() == 2
+
+
+def test_products_it_does_not_split_go_back_to_numpy():
+    a = np.ones((4, 8, 8), np.float32)
+    assert threads.matmul(a, np.ones((8, 8), np.float32)) is None          # small
+    big = np.ones((4, 512, 512), np.float32)
+    assert threads.matmul(big, np.ones((1, 512, 512), np.float32)) is None  # broadcast stack
+    assert threads.matmul(np.ones(512), np.ones((512, 512))) is None       # a vector
+    assert threads.matmul(np.ones((512, 512), int), np.ones((512, 512), int)) is None
+
+
+@two_cores
+@pytest.mark.parametrize("n", [2, 5, 4097])
+def test_split_ufuncs_match_numpy(n, restore_threads):
+    threads.set_num_threads(2)
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((n, 300))
+    row = rng.standard_normal(300)
+    for ufunc, args in ((np.exp, (x,)), (np.add, (x, row)), (np.multiply, (x, 2.0))):
+        out = np.empty_like(x)
+        cpu._split(ufunc, out, *args)
+        np.testing.assert_array_equal(out, ufunc(*args))
+
+
+@two_cores
+def test_share_runs_each_chunk_once_and_reraises(restore_threads):
+    threads.set_num_threads(2)
+    seen, lock = [], threading.Lock()
+
+    def work(i):
+        with lock:
+            seen.append(i)
+    threads.share(work, 37)
+    assert sorted(seen) == list(range(37))
+
+    def fails(i):
+        if i == 20:
+            raise KeyError("chunk 20")
+    with pytest.raises(KeyError, match="chunk 20"):
+        threads.share(fails, 40)
+
+
+@two_cores
+def test_gradients_identical_under_one_and_two_threads(restore_threads):
+    """A layer whose products and activations are large enough to be split."""
+    rng = np.random.default_rng(2)
+    w1 = rng.standard_normal((64, 256)).astype(np.float32) / 8
+    w2 = rng.standard_normal((256, 64)).astype(np.float32) / 16
+    xs = rng.standard_normal((2048, 64)).astype(np.float32)
+
+    def grads(n):
+        threads.set_num_threads(n)
+        a, b = (eagerad.tensor(w, requires_grad=True) for w in (w1, w2))
+        h = (eagerad.tensor(xs) @ a).tanh()
+        loss = ((h @ b) ** 2).sum()
+        ga, gb = eagerad.autograd.grad(loss, [a, b])
+        return [g.numpy() for g in (ga, gb)] + [loss.numpy()]
+    for one, two in zip(grads(1), grads(2)):
+        np.testing.assert_array_equal(one, two)
