@@ -398,11 +398,11 @@ def fused_grad(op, g, saved):
 
 
 def fused_deriv(op, g, x, n=None):
-    """``g * op'(x)`` in one pass for sin, cos (float64) and ``pow`` by ``n`` in
-    {1, 2, 3}, with the arithmetic of their differentiable rules and the same sin/cos
-    as ``unary`` (so the same bits), or None where that does not hold (small or
-    float32 sin/cos, other powers, a ``g`` neither contiguous nor a broadcast
-    scalar): callers then run the rule.
+    """``g * op'(x)`` in one pass for sin, cos (float64), ``"dsin"`` (``g * sin(x + n pi/2)``,
+    n in 0..3: the n-th derivative of sin) and ``pow`` by ``n`` in {1, 2, 3}, with the
+    arithmetic of their differentiable rules and the same sin/cos as ``unary`` (so the same
+    bits), or None where that does not hold (small or float32 sin/cos, other powers, a
+    ``g`` neither contiguous nor a broadcast scalar): callers then run the rule.
 
     >>> fused_deriv("sin", np.ones(3), np.zeros(3)) is None   # small: numpy's cos
     True
@@ -414,12 +414,17 @@ def fused_deriv(op, g, x, n=None):
     if op == "pow":
         if type(n) is bool or n not in (1, 2, 3):
             return None
-    elif (op, x.dtype) not in _NUMBA:
+    elif ("sin", x.dtype) not in _NUMBA or op not in _QUARTERS:
         return None
+    else:
+        n = _QUARTERS[op] if n is None else n
     if not g.flags.c_contiguous and g.strides.count(0) < g.ndim:
         return None
     from . import kernels
-    return kernels.deriv(op, g, x, n or 0)
+    return kernels.deriv("pow" if op == "pow" else "sin", g, x, n or 0)
+
+
+_QUARTERS = {"sin": 1, "cos": 2, "dsin": None}   # sin' = sin(x + pi/2), cos' = sin(x + pi)
 
 
 # -------------------------------------------------------------- reductions

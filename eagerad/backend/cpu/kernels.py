@@ -128,18 +128,17 @@ def _sincos_parallel(out, x, quarter):
 
 
 # Input gradients ``g * f'(x)`` in one pass, with the differentiable rules'
-# arithmetic: sin: g * cos(x); cos: (-g) * sin(x); pow by a small integer n:
-# (g * n) * x**(n - 1), where x**0 = 1, x**1 = x, x**2 = x * x exactly as numpy's
+# arithmetic: "sin" with quarter n: g * sin(x + n pi/2) (n = 1: sin's rule g * cos(x);
+# n = 2: cos's rule (-g) * sin(x), the same bits as g * -sin(x)); pow: (g * n) * x**(n - 1)
+# for a small integer n, where x**0 = 1, x**1 = x, x**2 = x * x exactly as numpy's
 # ``**`` (the backend's ``_POWERS``).  sin/cos use ``_sincos``, as ``unary_parallel``.
-DERIV_CODES = {"sin": 0, "cos": 1, "pow": 2}
+DERIV_CODES = {"sin": 0, "pow": 1}
 
 
 @njit(cache=CACHE, inline="always", fastmath={"contract"})
 def _deriv(code, g, x, n):
     if code == 0:
-        return g * _sincos(x, 1.0)
-    if code == 1:
-        return -g * _sincos(x, 0.0)
+        return g * _sincos(x, n)
     p = n - n / n                             # n - 1 in the arrays' dtype
     xp = x * x if p == 2 else (x if p == 1 else n / n)
     return (g * n) * xp
@@ -165,15 +164,23 @@ def _deriv_scalar(code, out, g, x, n):
     return far
 
 
+def _shifted_sin(x, quarter):
+    """numpy's ``sin(x + quarter pi/2)`` for an integer quarter in 0..3 (exact shifts)."""
+    v = (np.cos if quarter % 2 else np.sin)(x)
+    return -v if quarter >= 2 else v
+
+
 def deriv(op, g, x, n=0):
-    """``g * op'(x)`` (``op`` a key of DERIV_CODES; ``n`` the power of ``pow``) in
-    one pass on every core, for a contiguous float array ``x`` and a ``g`` of its
-    dtype that is contiguous of its shape or a broadcast scalar (all strides 0,
-    as the gradient of a sum is).
+    """``g * op'(x)`` (``op`` a key of DERIV_CODES; ``n`` the quarter of "sin" or the
+    power of "pow") in one pass on every core, for a contiguous float array ``x`` and a
+    ``g`` of its dtype that is contiguous of its shape or a broadcast scalar (all strides
+    0, as the gradient of a sum is).
 
     >>> import numpy as np
     >>> deriv("pow", np.float64(1.5), np.float64([3.0, 4.0]), 2).tolist()
     [9.0, 12.0]
+    >>> deriv("sin", np.float64([2.0]), np.float64([0.0]), 1).tolist()   # 2 cos(0)
+    [2.0]
     """
     code = DERIV_CODES[op]
     out = pool.empty_like(x)
@@ -185,12 +192,12 @@ def deriv(op, g, x, n=0):
     else:
         gf, gm = None, one(g.flat[0] if g.size else 0)
         far = _deriv_scalar(code, of, gm, xf, one(n))
-    if far and code < 2:
+    if far and code == 0:
         # beyond SINCOS_LIMIT numpy computes sin/cos (as ``unary_parallel``)
         mask = np.abs(xf) > SINCOS_LIMIT
         gm = gm[mask] if gf is not None else gm
         with np.errstate(all="ignore"):
-            of[mask] = gm * np.cos(xf[mask]) if code == 0 else -gm * np.sin(xf[mask])
+            of[mask] = gm * _shifted_sin(xf[mask], int(n))
     return out
 
 
