@@ -475,6 +475,17 @@ def _fresh_product(B, fresh, other):
     return B.binary("mul", other, fresh)
 
 
+def _times(B, g, a):
+    """``g * a`` for the array rules, where the product only feeds this rule's next step:
+    ``a`` itself when ``g`` is a broadcast 1 of ``a``'s shape and dtype (the gradient of
+    a sum, a backward's seed: ``1 * a`` is ``a`` exactly), which saves a pass."""
+    if type(g) is np.ndarray and type(a) is np.ndarray and g.shape == a.shape \
+            and g.dtype == a.dtype and g.strides.count(0) == g.ndim and g.size \
+            and g.flat[0] == 1:
+        return a
+    return B.binary("mul", g, a)
+
+
 def _sin_derivative_forward(B, g, x, n):
     """``g * sin(x + n pi/2)`` for an integer ``n`` (``g`` times the n-th derivative of
     sin), by the backend calls of the composed rules: ``g * cos(x)`` (n = 1, sin's rule),
@@ -516,7 +527,7 @@ def _pow_derivative_rule_x(g, ans, a, x, c, p):
 def _pow_derivative_fast_x(B, g, ans, a, x, c, p):
     if p == 0:
         return B.binary("mul", B.binary("mul", g, a), 0)
-    return _pow_derivative_forward(B, B.binary("mul", g, a), x, c * p, p - 1)
+    return _pow_derivative_forward(B, _times(B, g, a), x, c * p, p - 1)
 
 
 _sin_derivative = defop(
@@ -527,7 +538,7 @@ _sin_derivative = defop(
            Case(U(2, 1), U(3), 0), Case(U(0, 2), U(2), 1)],
     fast=_arrays(lambda B, g, ans, a, x, n: _sin_derivative_forward(B, g, x, n),
                  lambda B, g, ans, a, x, n: _sin_derivative_forward(
-                     B, B.binary("mul", g, a), x, (n + 1) % 4)))
+                     B, _times(B, g, a), x, (n + 1) % 4)))
 _pow_derivative = defop(
     "pow_derivative", _pow_derivative_forward,
     *_linear((lambda g, ans, a, x, c, p: _pow_derivative(g, x, c, p), _pow_derivative_rule_x,
