@@ -174,3 +174,28 @@ def test_float32_exp_through_the_op():
     assert _ulps(y.numpy(), exact).max() <= 1
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), y.numpy())     # d exp = exp, exactly
+
+
+def test_tanh_mlp_second_derivative_and_its_weight_gradients_match_pytorch():
+    """A PINN's loss: u'' by grad of grad through tanh layers (broadcast seeds at every
+    level), then the weights' gradients of a loss on it: eagerad's one-op tanh rules
+    against PyTorch, and the unrecorded array rules against the recorded ones."""
+    rng = np.random.default_rng(7)
+    xs = np.linspace(0.0, 1.0, 9).reshape(-1, 1)
+    weights = [rng.standard_normal(s) * 0.7 for s in ((1, 5), (5,), (5, 5), (5,), (5, 1))]
+
+    def run(lib, tensor, grad, create_last):
+        x = tensor(xs, requires_grad=True)
+        w1, b1, w2, b2, w3 = ps = [tensor(w, requires_grad=True) for w in weights]
+        u = (lib.tanh(lib.tanh(x @ w1 + b1) @ w2 + b2) @ w3).sum()
+        (du,) = grad(u, x, create_graph=True)
+        (d2u,) = grad(du.sum(), x, create_graph=True)
+        loss = ((d2u - lib.sin(x)) ** 2).mean()
+        return [d2u.detach().numpy()] + [g.detach().numpy() for g in
+                                         grad(loss, ps, create_graph=create_last)]
+    ea = run(eagerad, eagerad.tensor, autograd.grad, False)
+    ea_recorded = run(eagerad, eagerad.tensor, autograd.grad, True)
+    pt = run(torch, torch.tensor, torch.autograd.grad, False)
+    for a, r, b in zip(ea, ea_recorded, pt):
+        np.testing.assert_array_equal(a, r)
+        np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-12)

@@ -373,12 +373,21 @@ _mul = mul.op      # the op itself, for rule-level doctests elsewhere
 # ops is again one of them, to any order.
 
 
+def _unit(g, a):
+    """Whether ``g`` is a broadcast 1 of ``a``'s shape and dtype (the gradient of a sum, a
+    backward's seed), so that ``g * a`` is ``a`` exactly."""
+    return type(g) is np.ndarray and type(a) is np.ndarray and g.strides.count(0) == g.ndim \
+        and g.shape == a.shape and g.dtype == a.dtype and g.size and g.flat[0] == 1
+
+
 def _tanh_grad_forward(B, g, t):
     """``g * (1 - t * t)`` (``formulas.tanh_grad``) by the backend calls the composed rule
     made: the recorded path never needs a compiled kernel.  The last product goes into
     ``1 - t * t``'s fresh array where it has the result's shape and dtype (``g * d`` equals
     ``d * g`` exactly)."""
     d = B.binary("sub", 1, B.binary("mul", t, t))
+    if _unit(g, d):
+        return d
     if type(d) is np.ndarray and type(g) is np.ndarray and d.shape == g.shape \
             and d.dtype == g.dtype:
         return B.inplace("mul", d, g)
@@ -405,12 +414,17 @@ def _minus2_product_forward(B, a, b, c):
     """``a * b * c * -2``: d/dt of ``g * (1 - t*t)`` times ``a`` is ``_minus2_product(a, g, t)``,
     the same bits as the composed rule's ``-(a*g)*t + -(a*g)*t`` (negating and doubling are
     exact).  The last two products go into ``a * b``'s fresh array where it has the result's
-    shape and dtype (the same arithmetic, two buffers fewer)."""
+    shape and dtype (the same arithmetic, two buffers fewer); a broadcast 1 ``a`` is skipped."""
+    if _unit(a, b):                       # 1 * b is b: b * c is the first fresh product
+        a, b = b, c
+        c = None
     ab = B.binary("mul", a, b)
+    if c is None and type(ab) is np.ndarray and ab.dtype.kind == "f":
+        return B.inplace("mul", ab, -2)
     if type(ab) is np.ndarray and type(c) is np.ndarray and ab.shape == c.shape \
             and ab.dtype == c.dtype and ab.dtype.kind == "f":
         return B.inplace("mul", B.inplace("mul", ab, c), -2)
-    return B.binary("mul", B.binary("mul", ab, c), -2)
+    return B.binary("mul", ab if c is None else B.binary("mul", ab, c), -2)
 
 
 def _sigmoid_grad2_forward(B, a, g, s):
@@ -477,13 +491,8 @@ def _fresh_product(B, fresh, other):
 
 def _times(B, g, a):
     """``g * a`` for the array rules, where the product only feeds this rule's next step:
-    ``a`` itself when ``g`` is a broadcast 1 of ``a``'s shape and dtype (the gradient of
-    a sum, a backward's seed: ``1 * a`` is ``a`` exactly), which saves a pass."""
-    if type(g) is np.ndarray and type(a) is np.ndarray and g.shape == a.shape \
-            and g.dtype == a.dtype and g.strides.count(0) == g.ndim and g.size \
-            and g.flat[0] == 1:
-        return a
-    return B.binary("mul", g, a)
+    ``a`` itself when ``g`` is a broadcast 1 (``_unit``), which saves a pass."""
+    return a if _unit(g, a) else B.binary("mul", g, a)
 
 
 def _sin_derivative_forward(B, g, x, n):
