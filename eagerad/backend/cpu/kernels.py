@@ -243,15 +243,22 @@ def _tanh32_parallel(out, x):
         out[i] = _tanh32(x[i])
 
 
+@njit(cache=CACHE, error_model="numpy", fastmath={"contract"})   # (no division check:
+def _tanh32_serial(out, x):                                         # the loop vectorises)
+    for i in range(out.size):
+        out[i] = _tanh32(x[i])
+
+
 def tanh_f32(x):
-    """tanh of a contiguous float32 array, on every core.
+    """tanh of a contiguous float32 array, on every core above ``PARALLEL_MIN`` elements.
 
     >>> import numpy as np
     >>> float(tanh_f32(np.float32([0.0, 20.0]))[1])
     1.0
     """
     out = pool.empty_like(x)
-    _tanh32_parallel(out.reshape(-1), x.reshape(-1))
+    (_tanh32_parallel if x.size >= PARALLEL_MIN else _tanh32_serial)(out.reshape(-1),
+                                                                      x.reshape(-1))
     return out
 
 
