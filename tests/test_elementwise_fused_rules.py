@@ -199,3 +199,14 @@ def test_tanh_mlp_second_derivative_and_its_weight_gradients_match_pytorch():
     for a, r, b in zip(ea, ea_recorded, pt):
         np.testing.assert_array_equal(a, r)
         np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-12)
+
+
+@pytest.mark.parametrize("op, maxulp", [("exp", 1), ("tanh", 2)])
+@pytest.mark.parametrize("n", [cpu.FUSED_MIN + 1, BIG])        # serial and prange kernels
+def test_float32_kernels_at_every_size(op, maxulp, n):
+    x = np.random.default_rng(8).uniform(-12, 12, n).astype(np.float32).reshape(-1, 1)
+    got = cpu.unary(op, x)
+    assert got.shape == x.shape and got.dtype == np.float32
+    exact = getattr(np, op)(x.astype(np.float64)).astype(np.float32)
+    assert _ulps(got, exact).max() <= maxulp
+    np.testing.assert_array_equal(cpu.unary(op, x[::2]), getattr(np, op)(x[::2]))  # strided: numpy
