@@ -76,16 +76,6 @@ def _arrays(*rules):
     return SameDtype(rules)
 
 
-def _sin_fast(B, g, ans, x):
-    out = B.fused_deriv("sin", g, x)
-    return out if out is not None else B.inplace("mul", B.unary("cos", x), g)
-
-
-def _cos_fast(B, g, ans, x):
-    out = B.fused_deriv("cos", g, x)
-    return out if out is not None else B.inplace("mul", B.unary("neg", g), B.unary("sin", x))
-
-
 neg = _unary("neg", *_linear(lambda g, ans, x: -g), saves=(),
              fast=_arrays(lambda B, g, ans, x: B.unary("neg", g)),
              example="[-0.5]", primitive="Neg", floating=False,
@@ -95,10 +85,14 @@ exp = _unary("exp", lambda g, ans, x: g * ans, lambda t, ans, x: t * ans,
              example="[1.6487]", primitive="Exp")
 log = _unary("log", lambda g, ans, x: g / x, lambda t, ans, x: t / x, domain=_POSITIVE,
              example="[-0.6931]", primitive="Log")
-sin = _unary("sin", lambda g, ans, x: g * cos(x), lambda t, ans, x: t * cos(x),
-             fast=_arrays(_sin_fast), example="[0.4794]", primitive="Sin")
-cos = _unary("cos", lambda g, ans, x: -g * sin(x), lambda t, ans, x: -t * sin(x),
-             fast=_arrays(_cos_fast), example="[0.8776]", primitive="Cos")
+# sin's and cos's rules are one op each, ``_sin_derivative`` (g times sin shifted by a
+# quarter period), so each derivative of them records one node (see below)
+sin = _unary("sin", *_linear(lambda g, ans, x: _sin_derivative(g, x, 1)),
+             fast=_arrays(lambda B, g, ans, x: _sin_derivative_forward(B, g, x, 1)),
+             example="[0.4794]", primitive="Sin")
+cos = _unary("cos", *_linear(lambda g, ans, x: _sin_derivative(g, x, 2)),
+             fast=_arrays(lambda B, g, ans, x: _sin_derivative_forward(B, g, x, 2)),
+             example="[0.8776]", primitive="Cos")
 tan = _unary("tan", lambda g, ans, x: g * (1 + ans * ans), lambda t, ans, x: t * (1 + ans * ans),
              saves=(), save_output=True, example="[0.5463]", primitive="Tan")
 sinh = _unary("sinh", lambda g, ans, x: g * cosh(x), lambda t, ans, x: t * cosh(x),
@@ -143,7 +137,8 @@ abs = _unary("abs", lambda g, ans, x: g * sign(x) if x.dtype.kind != "c" else _a
              example="[0.5]", primitive="Abs", floating=False)
 sqrt = _unary("sqrt", lambda g, ans, x: g / (2 * ans), lambda t, ans, x: t / (2 * ans),
               saves=(), save_output=True, domain=_POSITIVE, example="[0.7071]", primitive="Sqrt")
-square = _unary("square", lambda g, ans, x: g * 2 * x, lambda t, ans, x: t * 2 * x,
+square = _unary("square", *_linear(lambda g, ans, x: _pow_derivative(g, x, 2, 1)),
+                fast=_arrays(lambda B, g, ans, x: _pow_derivative_forward(B, g, x, 2, 1)),
                 example="[0.25]", primitive="Square", floating=False)
 log1p = _unary("log1p", lambda g, ans, x: g / (1 + x), lambda t, ans, x: t / (1 + x),
                domain=dict(low=-0.5, high=1.0), example="[0.4055]", primitive="Log1p")
@@ -223,9 +218,7 @@ def _pow_grad_base(g, ans, x, y):
     if isinstance(y, numbers.Number):
         if y == 0:
             return g * 0
-        if y == 2:
-            return g * y * x       # x ** 1 is x exactly: the same bits, two fewer passes
-        return g * y * x ** (y - 1)
+        return _pow_derivative(g, x, y, y - 1)    # g * y * x ** (y - 1) as one node
     edge = logical_and(y == 0, x == 0)
     return where(edge, 0, g * y * where(edge, 1, x) ** (y - 1))
 
@@ -269,10 +262,7 @@ div = _binary("div", (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / 
 def _pow_fast_base(B, g, ans, x, y):
     if not isinstance(y, numbers.Number) or isinstance(y, bool) or y == 0:
         return None
-    out = B.fused_deriv("pow", g, x, y)
-    if out is not None:
-        return out
-    return B.inplace("mul", B.binary("mul", g, y), B.binary("pow", x, y - 1))
+    return _pow_derivative_forward(B, g, x, y, y - 1)
 
 
 pow = _binary("pow", (_pow_grad_base, _pow_grad_exp),
@@ -383,12 +373,21 @@ _mul = mul.op      # the op itself, for rule-level doctests elsewhere
 # ops is again one of them, to any order.
 
 
+def _unit(g, a):
+    """Whether ``g`` is a broadcast 1 of ``a``'s shape and dtype (the gradient of a sum, a
+    backward's seed), so that ``g * a`` is ``a`` exactly."""
+    return type(g) is np.ndarray and type(a) is np.ndarray and g.strides.count(0) == g.ndim \
+        and g.shape == a.shape and g.dtype == a.dtype and g.size and g.flat[0] == 1
+
+
 def _tanh_grad_forward(B, g, t):
     """``g * (1 - t * t)`` (``formulas.tanh_grad``) by the backend calls the composed rule
     made: the recorded path never needs a compiled kernel.  The last product goes into
     ``1 - t * t``'s fresh array where it has the result's shape and dtype (``g * d`` equals
     ``d * g`` exactly)."""
     d = B.binary("sub", 1, B.binary("mul", t, t))
+    if _unit(g, d):
+        return d
     if type(d) is np.ndarray and type(g) is np.ndarray and d.shape == g.shape \
             and d.dtype == g.dtype:
         return B.inplace("mul", d, g)
@@ -415,12 +414,17 @@ def _minus2_product_forward(B, a, b, c):
     """``a * b * c * -2``: d/dt of ``g * (1 - t*t)`` times ``a`` is ``_minus2_product(a, g, t)``,
     the same bits as the composed rule's ``-(a*g)*t + -(a*g)*t`` (negating and doubling are
     exact).  The last two products go into ``a * b``'s fresh array where it has the result's
-    shape and dtype (the same arithmetic, two buffers fewer)."""
+    shape and dtype (the same arithmetic, two buffers fewer); a broadcast 1 ``a`` is skipped."""
+    if _unit(a, b):                       # 1 * b is b: b * c is the first fresh product
+        a, b = b, c
+        c = None
     ab = B.binary("mul", a, b)
+    if c is None and type(ab) is np.ndarray and ab.dtype.kind == "f":
+        return B.inplace("mul", ab, -2)
     if type(ab) is np.ndarray and type(c) is np.ndarray and ab.shape == c.shape \
             and ab.dtype == c.dtype and ab.dtype.kind == "f":
         return B.inplace("mul", B.inplace("mul", ab, c), -2)
-    return B.binary("mul", B.binary("mul", ab, c), -2)
+    return B.binary("mul", ab if c is None else B.binary("mul", ab, c), -2)
 
 
 def _sigmoid_grad2_forward(B, a, g, s):
@@ -467,6 +471,93 @@ _sigmoid_grad = defop(
     saves={0: (1,), 1: (0, 1)}, elementwise=True, cases=_pairs(y=dict(low=0.1, high=0.9)),
     fast=_arrays(lambda B, g, ans, a, s: _fused_or(B, "sigmoid", g, s, _sigmoid_grad_forward),
                  lambda B, g, ans, a, s: _sigmoid_grad2_forward(B, g, a, s)))
+
+
+# ------------------------------------------- derivative ops of sin, cos and powers
+# The first-order rules of sin, cos, square and ``x ** c`` as single ops whose own rules
+# are again one of them (plus one product), to any order: each derivative of
+# ``sin(x) * x ** 2`` records a few nodes instead of the composed formulas' many, and on
+# large float64 arrays each node is one pass (``B.fused_deriv``).
+
+
+def _fresh_product(B, fresh, other):
+    """``fresh * other``, into ``fresh`` (an array this rule just made) where it has the
+    result's shape and dtype (``a * b`` equals ``b * a`` exactly), else a new array."""
+    if type(fresh) is np.ndarray and type(other) is np.ndarray and fresh.shape == other.shape \
+            and fresh.dtype == other.dtype and fresh.dtype.kind == "f":
+        return B.inplace("mul", fresh, other)
+    return B.binary("mul", other, fresh)
+
+
+def _times(B, g, a):
+    """``g * a`` for the array rules, where the product only feeds this rule's next step:
+    ``a`` itself when ``g`` is a broadcast 1 (``_unit``), which saves a pass."""
+    return a if _unit(g, a) else B.binary("mul", g, a)
+
+
+def _sin_derivative_forward(B, g, x, n):
+    """``g * sin(x + n pi/2)`` for an integer ``n`` (``g`` times the n-th derivative of
+    sin), by the backend calls of the composed rules: ``g * cos(x)`` (n = 1, sin's rule),
+    ``(-g) * sin(x)`` (n = 2, cos's rule; the same bits as ``g * -sin(x)``), so the
+    same numbers as before; one pass on large float64 arrays (``B.fused_deriv``)."""
+    q = n % 4
+    out = B.fused_deriv("dsin", g, x, q)
+    if out is not None:
+        return out
+    v = B.unary("cos" if q % 2 else "sin", x)
+    return _fresh_product(B, v, B.unary("neg", g) if q >= 2 else g)
+
+
+def _pow_derivative_forward(B, g, x, c, p):
+    """``(g * c) * x ** p`` for Python numbers ``c``, ``p``: with ``c = n, p = n - 1`` the
+    rule of ``x ** n`` (``x ** 1`` is ``x`` and ``x ** 0`` is 1 exactly, so those powers
+    are skipped: the same bits); one pass on large arrays for n in {1, 2, 3}."""
+    if c == p + 1:
+        out = B.fused_deriv("pow", g, x, c)
+        if out is not None:
+            return out
+    gc = B.binary("mul", g, c)
+    if p == 0 and type(gc) is np.ndarray and type(x) is np.ndarray and gc.shape == x.shape \
+            and gc.dtype == x.dtype:
+        return gc
+    return _fresh_product(B, gc, x if p == 1 else B.binary("pow", x, p))
+
+
+def _sin_derivative_rule_x(g, ans, a, x, n):
+    return _sin_derivative(g * a, x, (n + 1) % 4)
+
+
+def _pow_derivative_rule_x(g, ans, a, x, c, p):
+    if p == 0:                    # (a * c) * x ** 0 does not depend on x
+        return g * a * 0
+    return _pow_derivative(g * a, x, c * p, p - 1)
+
+
+def _pow_derivative_fast_x(B, g, ans, a, x, c, p):
+    if p == 0:
+        return B.binary("mul", B.binary("mul", g, a), 0)
+    return _pow_derivative_forward(B, _times(B, g, a), x, c * p, p - 1)
+
+
+_sin_derivative = defop(
+    "sin_derivative", _sin_derivative_forward,
+    *_linear((lambda g, ans, a, x, n: _sin_derivative(g, x, n), _sin_derivative_rule_x, None)),
+    saves={0: (1,), 1: (0, 1)}, elementwise=True,
+    cases=[Case(U(2, 3), U(2, 3), 1), Case(U(3), U(2, 3), 2), Case(U(), U(), 3),
+           Case(U(2, 1), U(3), 0), Case(U(0, 2), U(2), 1)],
+    fast=_arrays(lambda B, g, ans, a, x, n: _sin_derivative_forward(B, g, x, n),
+                 lambda B, g, ans, a, x, n: _sin_derivative_forward(
+                     B, _times(B, g, a), x, (n + 1) % 4)))
+_pow_derivative = defop(
+    "pow_derivative", _pow_derivative_forward,
+    *_linear((lambda g, ans, a, x, c, p: _pow_derivative(g, x, c, p), _pow_derivative_rule_x,
+              None, None)),
+    saves={0: (1,), 1: (0, 1)}, elementwise=True,
+    cases=[Case(U(2, 3), U(2, 3), 2, 1), Case(U(3), U(2, 3), 3, 2), Case(U(), U(), 6, 2),
+           Case(U(2, 3), U(2, 3, **_POSITIVE), 2.5, 1.5), Case(U(2, 1), U(3), 2, 0),
+           Case(U(3), U(3, **_POSITIVE), -1.0, -2.0), Case(U(0, 2), U(2), 2, 1)],
+    fast=_arrays(lambda B, g, ans, a, x, c, p: _pow_derivative_forward(B, g, x, c, p),
+                 _pow_derivative_fast_x))
 
 _where = defop("where", lambda B, c, x, y: B.where(c, x, y),
                vjp=(None, lambda g, ans, c, x, y: where(c, g, 0), lambda g, ans, c, x, y: where(c, 0, g)),

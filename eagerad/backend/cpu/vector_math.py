@@ -11,6 +11,7 @@ of ~24 dependent operations, several times numpy's float32 SIMD ``exp`` per elem
 """
 import math
 
+import numpy as np
 from numba import njit
 
 
@@ -41,3 +42,63 @@ def exp_nonpositive(a):
     for _ in range(10):
         p = p * p
     return p if a >= -745.0 else 0.0
+
+
+def _bitcast(source, target):
+    """A Numba intrinsic reinterpreting the bits of a ``source`` number as ``target``
+    (``types.float32``/``int32``/``float64``/``int64``); wider integers are truncated first.
+    LLVM vectorises it (a register move), unlike a round trip through an array view."""
+    from llvmlite import ir
+    from numba import types
+    from numba.extending import intrinsic
+
+    llvm = {types.float32: ir.FloatType(), types.float64: ir.DoubleType(),
+            types.int32: ir.IntType(32), types.int64: ir.IntType(64)}[target]
+
+    @intrinsic
+    def cast(typingctx, v):
+        if not isinstance(v, source):
+            return None
+
+        def codegen(context, builder, signature, args):
+            a = args[0]
+            if isinstance(v, types.Integer) and v.bitwidth > target.bitwidth:
+                a = builder.trunc(a, ir.IntType(target.bitwidth))
+            return builder.bitcast(a, llvm)
+        return target(v), codegen
+    return cast
+
+
+def _casts():
+    from numba import types
+    return _bitcast(types.Float, types.int32), _bitcast(types.Integer, types.float32)
+
+
+_float32_bits, _bits_float32 = _casts()
+_F32 = np.float32
+_INV_LN2 = _F32(1.0 / math.log(2.0))
+_ROUND32 = _F32(12582912.0)          # 1.5 * 2**23: (v + _ROUND32) - _ROUND32 rounds v
+_ROUND32_BITS = 0x4B400000           # its bit pattern: t's bits minus this are k
+_LN2_HI = _F32(0.693145751953125)    # 16 bits: k * _LN2_HI is exact for |k| < 2**8
+_LN2_LO = _F32(math.log(2.0) - 0.693145751953125)
+_EXP_LOW, _EXP_HIGH = _F32(-104.0), _F32(89.0)   # float32 exp is 0 / inf beyond
+_E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7 = [_F32(1.0 / math.factorial(k)) for k in range(8)]
+
+
+@njit(cache=True, inline="always", error_model="numpy", fastmath={"contract"})
+def exp_float32(x):
+    """``exp(x)`` of a float32 in float32 arithmetic, 8 lanes wide under AVX2: within an
+    ulp of the correctly rounded result over the whole range (numpy's AVX2 loop: 2 ulp,
+    at ~3x the time), subnormal results, +-inf, NaN and -0 included.
+    ``x = k ln2 + r`` (Cody-Waite, |r| <= ln2/2), ``exp(r)`` by its Taylor series to
+    degree 7, ``2**k`` in two factors built from ``k``'s bits (each a normal number,
+    so results down to 2**-149 come out right)."""
+    v = min(max(x, _EXP_LOW), _EXP_HIGH)
+    t = v * _INV_LN2 + _ROUND32
+    k = t - _ROUND32
+    r = (v - k * _LN2_HI) - k * _LN2_LO
+    p = _E0 + r * (_E1 + r * (_E2 + r * (_E3 + r * (_E4 + r * (_E5 + r * (_E6 + r * _E7))))))
+    kb = _float32_bits(t) - _ROUND32_BITS
+    half = kb >> 1
+    y = p * _bits_float32((half + 127) << 23) * _bits_float32((kb - half + 127) << 23)
+    return y if x == x else x
