@@ -914,15 +914,9 @@ class LSTM(_Recurrent):
         if x.shape[0] == 0 or x.dtype.name not in ("float32", "float64") or lengths is not None:
             return super()._sequence(x, state, p, reverse, lengths)
         w_ih, w_hh, b_ih, b_hh = p
-        if reverse:
-            x = x.flip(0)
         if b_hh is None:
             b_hh = zeros(w_hh.shape[0], dtype=x.dtype, device=x.device)
-        size = w_hh.shape[1]
-        out = recurrent.lstm_scan(lf.linear(x, w_ih, b_ih), *state, w_hh, b_hh)
-        seq = out[:, :, :size]
-        last = out[-1]
-        return seq.flip(0) if reverse else seq, (last[:, :size], last[:, size:2 * size])
+        return recurrent.lstm_scan(lf.linear(x, w_ih, b_ih), *state, w_hh, b_hh, reverse=reverse)
 
     @staticmethod
     def _step(x, state, w_ih, w_hh, b_ih, b_hh):
