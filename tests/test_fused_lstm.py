@@ -83,6 +83,19 @@ def test_numba_backward_equals_numpy_backward(dtype, reverse, monkeypatch):
         np.testing.assert_allclose(a, b, rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_numba_forward_equals_numpy_forward_bitwise(dtype, monkeypatch):
+    rng = np.random.default_rng(7)
+    args = [(3 * rng.standard_normal(s)).astype(dtype) for s in
+            ((5, 3, 16), (3, 4), (3, 4), (16, 4), (16,))]
+    args[0][0, 0, :4] = -200.0                    # exp(-z) overflows: sigmoid 0
+    fast = fused.lstm_scan(*args).copy()
+    fast_state = recurrent_scan.saved_state(fused.lstm_scan(*args)).copy()
+    monkeypatch.setattr(recurrent_scan, "_kernels", lambda *a: None)
+    np.testing.assert_array_equal(fused.lstm_scan(*args), fast)
+    np.testing.assert_array_equal(recurrent_scan.saved_state(fused.lstm_scan(*args)), fast_state)
+
+
 def test_scan_equals_the_op_by_op_recurrence():
     rng = np.random.default_rng(5)
     args = [eagerad.tensor(rng.standard_normal(s)) for s in ((4, 2, 8), (2, 2), (2, 2), (8, 2), (8,))]

@@ -159,7 +159,7 @@ def _batch(args, bdims, reverse=False):
 def _batch_cell(args, bdims, reverse=False):
     size = next(a.shape[d] for a, d in zip(args, bdims) if d is not None)
     if bdims[3] is not None or bdims[4] is not None:
-        return loop_batch(_lstm_scan_cell, args[:5] + (None,), bdims[:5] + (None,),
+        return loop_batch(_lstm_scan_cell, list(args[:5]) + [None], list(bdims[:5]) + [None],
                           {"reverse": reverse}, size)
     xw, h0, c0 = _fold(args, bdims, size)
     out = _lstm_scan_cell(xw, h0, c0, *args[3:5], None, reverse=reverse)

@@ -9,11 +9,11 @@ view of that buffer, so the backward finds the gates through ``hs.base``
 (``saved_state``); an ``hs`` without them (copied to another device and back) has them
 recomputed.  Each step is one BLAS product (with the weights negated once, it yields
 ``-z``, so the sigmoid is ``1 / (1 + exp(-z))`` without a negation pass) and numpy's SIMD
-passes over (N, 4H) and (N, H) blocks: Numba's scalar ``exp``/``tanh`` is slower than
-those, and the vectorisable float64 ``exp`` of ``vector_math`` measured no faster for the
-cell's ~10 transcendental values per unit.  The backward's arithmetic is one Numba pass
-per step (``recurrent_kernels.cell_backward``) and one product per step; the weight
-gradient is two products over the whole sequence.
+passes for ``exp``/``tanh`` over whole blocks (Numba's are scalar calls, and the
+vectorisable float64 ``exp`` of ``vector_math`` measured slower here), the rest of the
+step's arithmetic one Numba pass (``recurrent_kernels.gate_math``).  The backward's
+arithmetic is one Numba pass per step (``recurrent_kernels.cell_backward``) and one
+product per step; the weight gradient is two products over the whole sequence.
 
 >>> xw, h0 = np.zeros((3, 2, 8)), np.zeros((2, 2))
 >>> hs = scan(xw, h0, h0, np.zeros((8, 2)), np.zeros(8))
@@ -79,6 +79,8 @@ def scan(xw, h0, c0, w_hh, b_hh, reverse=False):
     neg_w = np.negative(w_hh.T, dtype=dtype)   # h @ -W.T = -(h @ W.T), exactly
     neg_xw = np.subtract(np.negative(b_hh), xw, dtype=dtype)   # -(xw + b_hh), one pass
     g_neg = np.empty((n, size), dtype)
+    kernels = _kernels(neg_w, neg_xw, c0, h0)
+    unit = np.ones(1, dtype)
     h, c_prev = h0, c0
     with np.errstate(over="ignore"):     # exp(-z) = inf for z < -88 (float32): sigmoid 0
         for t in _order(steps, reverse):
@@ -87,17 +89,25 @@ def scan(xw, h0, c0, w_hh, b_hh, reverse=False):
             gates += neg_xw[t]               # -z, contiguous: numpy's SIMD loops run whole
             np.tanh(gates[:, 2 * size:3 * size], out=g_neg)
             np.exp(gates, out=gates)         # sigmoid(z) = 1 / (1 + exp(-z))
-            gates += 1
-            np.reciprocal(gates, out=gates)
-            g = gates[:, 2 * size:3 * size]
-            np.negative(g_neg, out=g)        # tanh(z) = -tanh(-z)
-            np.multiply(gates[:, size:2 * size], c_prev, out=c)
-            c += gates[:, :size] * g
+            if kernels is not None:
+                kernels.gate_math(gates, g_neg, c_prev, c, unit)
+            else:
+                _gate_math(gates, g_neg, c_prev, c, size)
             np.tanh(c, out=tc)
             h = hs[t]
             np.multiply(gates[:, 3 * size:], tc, out=h)
             c_prev = c
     return hs
+
+
+def _gate_math(gates, g_neg, c_prev, c, size):
+    """``recurrent_kernels.gate_math`` as numpy passes (dtypes it does not take)."""
+    gates += 1
+    np.reciprocal(gates, out=gates)
+    g = gates[:, 2 * size:3 * size]
+    np.negative(g_neg, out=g)                # tanh(z) = -tanh(-z)
+    np.multiply(gates[:, size:2 * size], c_prev, out=c)
+    c += gates[:, :size] * g
 
 
 def _state(hs, xw, h0, c0, w_hh, b_hh, reverse):
