@@ -150,3 +150,45 @@ def test_dropout_between_layers_in_training_drops():
     ref = m(x)[0].numpy()
     m.train()
     assert not np.allclose(m(x)[0].numpy(), ref)
+
+
+@pytest.mark.parametrize("nonlinearity", ["tanh", "relu"])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_rnn_scan_fast_rule_equals_the_op_by_op_gradients(nonlinearity, reverse):
+    rng = np.random.default_rng(7)
+    args = [eagerad.tensor(rng.standard_normal(s) * 0.8, requires_grad=True)
+            for s in ((4, 2, 3), (2, 3), (3, 3), (3,))]
+    out, h = recurrent.rnn_scan(*args, nonlinearity, reverse)
+    ref = recurrent.rnn_by_ops(*args, nonlinearity == "relu", reverse)
+    np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-13, atol=1e-15)
+    np.testing.assert_array_equal(h.numpy(), out.numpy()[0 if reverse else -1])
+    w = eagerad.tensor(rng.standard_normal(out.shape))
+    for a, b in zip(grad((out * w).sum() + (h ** 2).sum(), args),
+                    grad((ref * w).sum() + (ref[0 if reverse else -1] ** 2).sum(), args)):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("nonlinearity", ["tanh", "relu"])
+def test_rnn_matches_torch(nonlinearity):
+    kw = dict(input_size=3, hidden_size=4, num_layers=2, nonlinearity=nonlinearity,
+              bidirectional=True, batch_first=True)
+    m = nn.RNN(**kw, dtype=eagerad.float64)
+    t = torch.nn.RNN(**kw, dtype=torch.float64)
+    for name, p in m.named_parameters():
+        getattr(t, name).data = torch.tensor(p.numpy())
+    x = np.random.default_rng(8).standard_normal((2, 5, 3))
+    xe, xt = eagerad.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    (oe, he), (ot, ht) = m(xe), t(xt)
+    ((oe ** 2).sum() + (he ** 3).sum()).backward()
+    ((ot ** 2).sum() + (ht ** 3).sum()).backward()
+    for a, b in ((oe, ot), (he, ht), (xe.grad, xt.grad)):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-12)
+    for name, p in m.named_parameters():
+        np.testing.assert_allclose(p.grad.numpy(), getattr(t, name).grad.numpy(),
+                                   rtol=1e-10, atol=1e-12)
+
+
+def test_rnn_second_order_through_the_layer():
+    m = nn.RNN(2, 2, nonlinearity="tanh", dtype=eagerad.float64)
+    x = eagerad.tensor(np.random.default_rng(9).standard_normal((3, 1, 2)), requires_grad=True)
+    assert gradgradcheck(lambda a: m(a)[0], (x,))

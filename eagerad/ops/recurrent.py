@@ -138,13 +138,14 @@ def _fast(k, cell):
 _LAST = threading.local()
 
 
-def _fold(args, bdims, size):
-    """vmap with shared weights: the batch folded into the rows (N) of one scan."""
-    xw, h0, c0 = (broadcast_to(a[None], (size,) + a.shape) if d is None else move_batch(a, d)
-                  for a, d in zip(args[:3], bdims[:3]))
-    _, steps, n, four = xw.shape
-    xw = xw.swapaxes(0, 1).reshape(steps, size * n, four)
-    return xw, h0.reshape(size * n, four // 4), c0.reshape(size * n, four // 4)
+def _fold(args, bdims, size, states=2):
+    """vmap with shared weights: the batch folded into the rows (N) of one scan (``xw``
+    and the ``states`` initial states that follow it)."""
+    xw, *init = (broadcast_to(a[None], (size,) + a.shape) if d is None else move_batch(a, d)
+                 for a, d in zip(args[:1 + states], bdims[:1 + states]))
+    _, steps, n, width = xw.shape
+    xw = xw.swapaxes(0, 1).reshape(steps, size * n, width)
+    return (xw,) + tuple(s.reshape(size * n, s.shape[-1]) for s in init)
 
 
 def _batch(args, bdims, reverse=False):
@@ -211,3 +212,120 @@ def lstm_scan(xw, h0, c0, w_hh, b_hh, reverse=False):
     out = _lstm_scan(xw, h0, c0, w_hh, b_hh, reverse=reverse)
     c_n = _lstm_scan_cell(xw, h0, c0, w_hh, b_hh, out, reverse=reverse)
     return out, (out[0 if reverse else -1], c_n)
+
+
+# ------------------------------------------------------------------ Elman (plain) RNN
+
+
+def rnn_by_ops(xw, h0, w_hh, b_hh, relu=False, reverse=False):
+    """``rnn_scan``'s recurrence op by op (what its higher-order rules differentiate).
+
+    >>> h0 = eagerad.zeros(1, 1)
+    >>> rnn_by_ops(eagerad.ones(2, 1, 1), h0, eagerad.ones(1, 1), eagerad.zeros(1), True)[:, 0, 0].tolist()
+    [1.0, 2.0]
+    """
+    from .losses import linear
+    from .math import relu as _relu
+    if reverse:
+        return rnn_by_ops(xw.flip(0), h0, w_hh, b_hh, relu).flip(0)
+    act = _relu if relu else tanh
+    h, rows = h0, []
+    for t in range(xw.shape[0]):
+        h = act(xw[t] + linear(h, w_hh, b_hh))
+        rows.append(h)
+    return stack(rows, 0)
+
+
+def _rnn_vjp(k):
+    def rule(g, ans, xw, h0, w_hh, b_hh, relu=False, reverse=False):
+        from ..autograd import enable_grad, grad
+        args = (xw, h0, w_hh, b_hh)
+        with enable_grad():
+            out = rnn_by_ops(*args, relu, reverse)
+        return grad(out, args[k], g, create_graph=True)[0]
+    return rule
+
+
+def _rnn_jvp(k):
+    def rule(t, ans, xw, h0, w_hh, b_hh, relu=False, reverse=False):
+        """The linearised recurrence: ``dh_t = act'(h_t) * (d pre_t)``, the slope read from
+        the output (``1 - h^2``, or ``h > 0``)."""
+        from .losses import linear
+        hs = ans.flip(0) if reverse else ans
+        if k == 0 and reverse:
+            t = t.flip(0)
+        dh, rows = (t if k == 1 else None), []
+        for s in range(hs.shape[0]):
+            h_prev = h0 if s == 0 else hs[s - 1]
+            d = t[s] if k == 0 else linear(h_prev, t) if k == 2 else t if k == 3 else None
+            if dh is not None:
+                d = linear(dh, w_hh) if d is None else d + linear(dh, w_hh)
+            h = hs[s]
+            slope = (h > 0).astype(h.dtype) if relu else 1 - h * h
+            dh = slope * d
+            rows.append(dh)
+        out = stack(rows, 0)
+        return out.flip(0) if reverse else out
+    return rule
+
+
+def _rnn_fast(k):
+    def rule(B, g, ans, xw, h0, w_hh, b_hh, relu=False, reverse=False):
+        held = _LAST_RNN.__dict__
+        if held.get("g") is not g or held.get("hs") is not ans:
+            held.update(g=g, hs=ans, grads=B.rnn_scan_backward(g, ans, xw, h0, w_hh, b_hh, relu,
+                                                               reverse))
+        grads = held["grads"]
+        if k == 3:           # the bias is every node's last rule: drop the arrays
+            held.clear()
+        return grads[k]
+    return rule
+
+
+_LAST_RNN = threading.local()
+
+
+def _rnn_batch(args, bdims, relu=False, reverse=False):
+    size = next(a.shape[d] for a, d in zip(args, bdims) if d is not None)
+    kw = {"relu": relu, "reverse": reverse}
+    if bdims[2] is not None or bdims[3] is not None:
+        return loop_batch(_rnn_scan, args, bdims, kw, size)
+    xw, h0 = _fold(args, bdims, size, states=1)
+    out = _rnn_scan(xw, h0, *args[2:4], **kw)
+    return out.reshape(xw.shape[0], size, -1, out.shape[-1]), 1
+
+
+_rnn_scan = defop(
+    "rnn_scan",
+    lambda B, xw, h0, w_hh, b_hh, relu=False, reverse=False:
+        B.rnn_scan(xw, h0, w_hh, b_hh, relu, reverse),
+    vjp=tuple(_rnn_vjp(k) for k in range(4)), jvp=tuple(_rnn_jvp(k) for k in range(4)),
+    fast=tuple(_rnn_fast(k) for k in range(4)), save_output=True, batch=_rnn_batch,
+    cases=[Case(U(3, 2, 2), U(2, 2), U(2, 2), U(2)),
+           Case(U(3, 2, 2), U(2, 2), U(2, 2), U(2), reverse=True),
+           Case(U(3, 1, 2, low=0.1), U(1, 2, low=0.1), U(2, 2, low=0.1), U(2, low=0.1), relu=True),
+           Case(U(3, 1, 2, low=0.1), U(1, 2, low=0.1), U(2, 2, low=0.1), U(2, low=0.1),
+                relu=True, reverse=True)])
+
+
+def rnn_scan(xw, h0, w_hh, b_hh, nonlinearity="tanh", reverse=False):
+    """An Elman layer's recurrence over a sequence in one op: ``h_t = act(xw_t + h_{t-1} @
+    w_hh.T + b_hh)``, ``xw`` (L, N, H) being ``x_t @ W_ih.T + b_ih`` for every step and
+    ``act`` tanh or relu; returns ``output, h_n`` (every step's state (L, N, H), and the
+    state after the last step in the direction of the scan).
+
+    >>> out, h = rnn_scan(eagerad.ones(2, 1, 1), eagerad.zeros(1, 1), eagerad.ones(1, 1),
+    ...                   eagerad.zeros(1), "relu")
+    >>> out[:, 0, 0].tolist(), h.tolist()
+    ([1.0, 2.0], [[2.0]])
+    """
+    if nonlinearity not in ("tanh", "relu"):
+        raise ValueError(f"rnn_scan: nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
+    if xw.ndim != 3 or h0.shape != (xw.shape[1], xw.shape[-1]) \
+            or w_hh.shape != (xw.shape[-1],) * 2 or b_hh.shape != (xw.shape[-1],):
+        raise ValueError(f"rnn_scan: expected xw (L, N, H), h0 (N, H), w_hh (H, H), b_hh (H,); "
+                         f"got xw {xw.shape}, h0 {h0.shape}, w_hh {w_hh.shape}, b_hh {b_hh.shape}")
+    if xw.shape[0] == 0:
+        raise ValueError("rnn_scan: the sequence xw has no steps (L = 0)")
+    out = _rnn_scan(xw, h0, w_hh, b_hh, relu=nonlinearity == "relu", reverse=reverse)
+    return out, out[0 if reverse else -1]

@@ -53,7 +53,28 @@ def lstm_scan_backward(g_h, g_c, hs, xw, h0, c0, w_hh, b_hh, reverse=False):
     return _lstm.scan_backward(g_h, g_c, hs, xw, h0, c0, w_hh, b_hh, reverse)
 
 
-__all__.append("lstm_scan_cell")
+def rnn_scan(xw, h0, w_hh, b_hh, relu=False, reverse=False):
+    """An Elman layer's hidden states (L, N, H) over the sequence
+    (``recurrent_scan.rnn_scan``).
+
+    >>> rnn_scan(np.ones((1, 1, 1)), np.zeros((1, 1)), np.ones((1, 1)), np.zeros(1)).round(4).tolist()
+    [[[0.7616]]]
+    """
+    return _lstm.rnn_scan(xw, h0, w_hh, b_hh, relu, reverse)
+
+
+def rnn_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, relu=False, reverse=False):
+    """Gradients ``(d xw, d h0, d w_hh, d b_hh)`` of ``rnn_scan``
+    (``recurrent_scan.rnn_scan_backward``).
+
+    >>> args = np.ones((1, 1, 1)), np.zeros((1, 1)), np.ones((1, 1)), np.zeros(1)
+    >>> [a.shape for a in rnn_scan_backward(np.ones((1, 1, 1)), rnn_scan(*args), *args)]
+    [(1, 1, 1), (1, 1), (1, 1), (1,)]
+    """
+    return _lstm.rnn_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, relu, reverse)
+
+
+__all__ += ["lstm_scan_cell", "rnn_scan", "rnn_scan_backward"]
 
 
 def _window_args(x, geometry):

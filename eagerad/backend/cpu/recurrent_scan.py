@@ -193,3 +193,62 @@ def scan_backward(g_h, g_c, hs, xw, h0, c0, w_hh, b_hh, reverse=False):
     if steps > 1:
         d_w = d_w + dz[later].reshape(-1, four).T @ hs[earlier].reshape(-1, size)
     return dz, dh, dc, d_w.astype(dtype, copy=False), dz.reshape(-1, four).sum(0)
+
+
+def rnn_scan(xw, h0, w_hh, b_hh, relu=False, reverse=False):
+    """The hidden states (L, N, H) of an Elman layer, ``h_t = act(xw_t + h_{t-1} @ w_hh.T
+    + b_hh)`` with ``act`` tanh (or relu): one product and two passes per step.
+
+    >>> rnn_scan(np.ones((2, 1, 1)), np.zeros((1, 1)), np.ones((1, 1)), np.zeros(1), True)[:, 0, 0].tolist()
+    [1.0, 2.0]
+    """
+    steps, n, size = xw.shape
+    dtype = np.result_type(xw, h0, w_hh, b_hh)
+    hs = pool.empty((steps, n, size), dtype)
+    xwb = np.add(xw, b_hh, dtype=dtype)
+    w_t = w_hh.T.astype(dtype, copy=False)
+    h = h0
+    for t in _order(steps, reverse):
+        out = hs[t]
+        np.matmul(h, w_t, out=out)
+        out += xwb[t]
+        if relu:
+            np.maximum(out, 0, out=out)
+        else:
+            np.tanh(out, out=out)
+        h = out
+    return hs
+
+
+def rnn_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, relu=False, reverse=False):
+    """Gradients ``(d xw, d h0, d w_hh, d b_hh)`` of ``rnn_scan`` from the gradient
+    ``g_h`` of its output ``hs``; the activation's slope comes from ``hs`` itself
+    (``1 - h^2``, or ``h > 0``).
+
+    >>> args = np.ones((2, 1, 1)), np.zeros((1, 1)), np.ones((1, 1)), np.zeros(1)
+    >>> [float(a.ravel()[0]) for a in rnn_scan_backward(np.ones((2, 1, 1)), rnn_scan(*args, True), *args, True)]
+    [2.0, 2.0, 1.0, 3.0]
+    """
+    steps, n, size = xw.shape
+    dtype = hs.dtype
+    dpre = pool.empty((steps, n, size), dtype)
+    dh = np.zeros((n, size), dtype)
+    if steps == 0 or n == 0 or size == 0:
+        return (np.zeros(xw.shape, dtype), dh, np.zeros(w_hh.shape, dtype),
+                np.zeros(size, dtype))
+    order = _order(steps, reverse)
+    for t in reversed(order):
+        d = dpre[t]
+        np.add(g_h[t], dh, out=d)
+        h = hs[t]
+        if relu:
+            d *= h > 0
+        else:
+            d *= 1 - h * h
+        dh = d @ w_hh
+    later, earlier = (slice(None, -1), slice(1, None)) if reverse else (slice(1, None), slice(None, -1))
+    d_w = dpre[order[0]].T @ h0
+    if steps > 1:
+        d_w = d_w + dpre[later].reshape(-1, size).T @ hs[earlier].reshape(-1, size)
+    return dpre, dh.astype(dtype, copy=False), d_w.astype(dtype, copy=False), \
+        dpre.reshape(-1, size).sum(0)

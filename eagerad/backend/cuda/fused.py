@@ -43,7 +43,18 @@ def lstm_scan_backward(g_h, g_c, hs, xw, h0, c0, w_hh, b_hh, reverse=False):
     return _host(run, g_h if g_h is not None else g_c, xw, h0, c0, w_hh, b_hh)
 
 
-__all__.append("lstm_scan_cell")
+def rnn_scan(xw, h0, w_hh, b_hh, relu=False, reverse=False):
+    """``cpu.fused.rnn_scan`` on device arrays (through the host)."""
+    return _host(lambda *a: _cpu.rnn_scan(*a, relu, reverse), xw, h0, w_hh, b_hh)
+
+
+def rnn_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, relu=False, reverse=False):
+    """``cpu.fused.rnn_scan_backward`` on device arrays (through the host)."""
+    return _host(lambda *a: _cpu.rnn_scan_backward(*a, relu, reverse), g_h, hs, xw, h0, w_hh,
+                 b_hh)
+
+
+__all__ += ["lstm_scan_cell", "rnn_scan", "rnn_scan_backward"]
 
 
 def max_pool(x, geometry):
