@@ -947,6 +947,17 @@ class GRU(_Recurrent):
             return [(zeros(x.shape[1], self.hidden_size, dtype=x.dtype, device=x.device),)] * n
         return [(hx[i],) for i in range(n)]
 
+    def _sequence(self, x, state, p, reverse, lengths=None):
+        """The layer as one fused ``gru_scan`` op (float32/float64, a non-empty sequence,
+        no per-sequence lengths; else step by step)."""
+        if x.shape[0] == 0 or x.dtype.name not in ("float32", "float64") or lengths is not None:
+            return super()._sequence(x, state, p, reverse, lengths)
+        w_ih, w_hh, b_ih, b_hh = p
+        if b_hh is None:
+            b_hh = zeros(w_hh.shape[0], dtype=x.dtype, device=x.device)
+        out, h = recurrent.gru_scan(lf.linear(x, w_ih, b_ih), state[0], w_hh, b_hh, reverse)
+        return out, (h,)
+
     @staticmethod
     def _step(x, state, w_ih, w_hh, b_ih, b_hh):
         h, = state

@@ -329,3 +329,105 @@ def rnn_scan(xw, h0, w_hh, b_hh, nonlinearity="tanh", reverse=False):
         raise ValueError("rnn_scan: the sequence xw has no steps (L = 0)")
     out = _rnn_scan(xw, h0, w_hh, b_hh, relu=nonlinearity == "relu", reverse=reverse)
     return out, out[0 if reverse else -1]
+
+
+# ------------------------------------------------------------------ GRU
+
+
+def gru_by_ops(xw, h0, w_hh, b_hh, reverse=False):
+    """``gru_scan``'s recurrence op by op (what its higher-order rules differentiate).
+
+    >>> gru_by_ops(eagerad.zeros(1, 1, 3), eagerad.ones(1, 1), eagerad.zeros(3, 1), eagerad.zeros(3)).tolist()
+    [[[0.5]]]
+    """
+    from .losses import linear
+    if reverse:
+        return gru_by_ops(xw.flip(0), h0, w_hh, b_hh).flip(0)
+    size = h0.shape[-1]
+    h, rows = h0, []
+    for t in range(xw.shape[0]):
+        gx, gh = xw[t], linear(h, w_hh, b_hh)
+        r = sigmoid(gx[:, :size] + gh[:, :size])
+        z = sigmoid(gx[:, size:2 * size] + gh[:, size:2 * size])
+        n = tanh(gx[:, 2 * size:] + r * gh[:, 2 * size:])
+        h = (1 - z) * n + z * h
+        rows.append(h)
+    return stack(rows, 0)
+
+
+def _gru_vjp(k):
+    def rule(g, ans, xw, h0, w_hh, b_hh, reverse=False):
+        from ..autograd import enable_grad, grad
+        args = (xw, h0, w_hh, b_hh)
+        with enable_grad():
+            out = gru_by_ops(*args, reverse)
+        return grad(out, args[k], g, create_graph=True)[0]
+    return rule
+
+
+def _gru_jvp(k):
+    def rule(t, ans, xw, h0, w_hh, b_hh, reverse=False):
+        """Forward mode through the op-by-op recurrence (each op's own jvp rule)."""
+        from ..func import jvp
+        args = [xw, h0, w_hh, b_hh]
+
+        def moved(a):
+            return gru_by_ops(*args[:k], a, *args[k + 1:], reverse)
+        return jvp(moved, (args[k],), (t,))[1]
+    return rule
+
+
+def _gru_fast(k):
+    def rule(B, g, ans, xw, h0, w_hh, b_hh, reverse=False):
+        held = _LAST_GRU.__dict__
+        if held.get("g") is not g or held.get("hs") is not ans:
+            held.update(g=g, hs=ans, grads=B.gru_scan_backward(g, ans, xw, h0, w_hh, b_hh,
+                                                               reverse))
+        grads = held["grads"]
+        if k == 3:           # the bias is every node's last rule: drop the arrays
+            held.clear()
+        return grads[k]
+    return rule
+
+
+_LAST_GRU = threading.local()
+
+
+def _gru_batch(args, bdims, reverse=False):
+    size = next(a.shape[d] for a, d in zip(args, bdims) if d is not None)
+    if bdims[2] is not None or bdims[3] is not None:
+        return loop_batch(_gru_scan, args, bdims, {"reverse": reverse}, size)
+    xw, h0 = _fold(args, bdims, size, states=1)
+    out = _gru_scan(xw, h0, *args[2:4], reverse=reverse)
+    return out.reshape(xw.shape[0], size, -1, out.shape[-1]), 1
+
+
+_gru_scan = defop(
+    "gru_scan",
+    lambda B, xw, h0, w_hh, b_hh, reverse=False: B.gru_scan(xw, h0, w_hh, b_hh, reverse),
+    vjp=tuple(_gru_vjp(k) for k in range(4)), jvp=tuple(_gru_jvp(k) for k in range(4)),
+    fast=tuple(_gru_fast(k) for k in range(4)), save_output=True, batch=_gru_batch,
+    cases=[Case(U(3, 2, 6), U(2, 2), U(6, 2), U(6)),
+           Case(U(3, 2, 6), U(2, 2), U(6, 2), U(6), reverse=True)])
+
+
+def gru_scan(xw, h0, w_hh, b_hh, reverse=False):
+    """A GRU layer's recurrence over a sequence in one op: ``xw`` (L, N, 3H) is ``x_t @
+    W_ih.T + b_ih`` for every step, ``h0`` (N, H), ``w_hh`` (3H, H), ``b_hh`` (3H,), gates
+    (reset, update, new) as PyTorch's; returns ``output, h_n`` (every step's state, and
+    the state after the last step in the direction of the scan).
+
+    >>> out, h = gru_scan(eagerad.zeros(2, 1, 3), eagerad.ones(1, 1), eagerad.zeros(3, 1),
+    ...                   eagerad.zeros(3))
+    >>> out[:, 0, 0].tolist(), h.tolist()     # h' = (h + tanh(0)) / 2
+    ([0.5, 0.25], [[0.25]])
+    """
+    if xw.ndim != 3 or xw.shape[-1] % 3 or h0.shape != (xw.shape[1], xw.shape[-1] // 3) \
+            or w_hh.shape != (xw.shape[-1], h0.shape[-1]) or b_hh.shape != (xw.shape[-1],):
+        raise ValueError(f"gru_scan: expected xw (L, N, 3H), h0 (N, H), w_hh (3H, H), b_hh "
+                         f"(3H,); got xw {xw.shape}, h0 {h0.shape}, w_hh {w_hh.shape}, "
+                         f"b_hh {b_hh.shape}")
+    if xw.shape[0] == 0:
+        raise ValueError("gru_scan: the sequence xw has no steps (L = 0)")
+    out = _gru_scan(xw, h0, w_hh, b_hh, reverse=reverse)
+    return out, out[0 if reverse else -1]

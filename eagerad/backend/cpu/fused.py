@@ -74,7 +74,28 @@ def rnn_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, relu=False, reverse=False):
     return _lstm.rnn_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, relu, reverse)
 
 
-__all__ += ["lstm_scan_cell", "rnn_scan", "rnn_scan_backward"]
+def gru_scan(xw, h0, w_hh, b_hh, reverse=False):
+    """A GRU layer's hidden states (L, N, H), its gates kept behind them
+    (``recurrent_scan.gru_scan``).
+
+    >>> gru_scan(np.zeros((1, 1, 3)), np.ones((1, 1)), np.zeros((3, 1)), np.zeros(3)).tolist()
+    [[[0.5]]]
+    """
+    return _lstm.gru_scan(xw, h0, w_hh, b_hh, reverse)
+
+
+def gru_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, reverse=False):
+    """Gradients ``(d xw, d h0, d w_hh, d b_hh)`` of ``gru_scan``
+    (``recurrent_scan.gru_scan_backward``).
+
+    >>> args = np.zeros((1, 1, 3)), np.ones((1, 1)), np.zeros((3, 1)), np.zeros(3)
+    >>> [a.shape for a in gru_scan_backward(np.ones((1, 1, 1)), gru_scan(*args), *args)]
+    [(1, 1, 3), (1, 1), (3, 1), (3,)]
+    """
+    return _lstm.gru_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, reverse)
+
+
+__all__ += ["lstm_scan_cell", "rnn_scan", "rnn_scan_backward", "gru_scan", "gru_scan_backward"]
 
 
 def _window_args(x, geometry):

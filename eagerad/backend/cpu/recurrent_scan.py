@@ -25,10 +25,10 @@ import numpy as np
 from . import pool
 
 
-def _buffers(steps, n, size, dtype):
-    flat = pool.empty((steps * n * 7 * size,), dtype)
+def _buffers(steps, n, size, dtype, extra=6):
+    flat = pool.empty((steps * n * (1 + extra) * size,), dtype)
     head = steps * n * size
-    return flat[:head].reshape(steps, n, size), flat[head:].reshape(steps, n * 6 * size)
+    return flat[:head].reshape(steps, n, size), flat[head:].reshape(steps, n * extra * size)
 
 
 def _step_views(block, n, size):
@@ -39,10 +39,11 @@ def _step_views(block, n, size):
             block[cut + n * size:].reshape(n, size))
 
 
-def saved_state(hs):
+def saved_state(hs, extra=6):
     """The per-step gates, ``c`` and ``tanh c`` (L, N * 6H, ``_step_views`` splits a
     step's block) that ``scan`` stored behind its output ``hs``, or None when ``hs`` is
-    not such an output.
+    not such an output (``extra``: the values per unit and step kept; ``gru_scan``
+    keeps 4).
 
     >>> saved_state(np.zeros((2, 1, 3))) is None
     True
@@ -52,9 +53,9 @@ def saved_state(hs):
             or not base.flags.c_contiguous:
         return None
     if base.__array_interface__["data"][0] != hs.__array_interface__["data"][0] \
-            or base.nbytes < 7 * hs.nbytes:
+            or base.nbytes < (1 + extra) * hs.nbytes:
         return None
-    flat = base.reshape(-1).view(np.uint8)[:7 * hs.nbytes].view(hs.dtype)
+    flat = base.reshape(-1).view(np.uint8)[:(1 + extra) * hs.nbytes].view(hs.dtype)
     return flat[hs.size:].reshape(hs.shape[0], -1)
 
 
@@ -252,3 +253,88 @@ def rnn_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, relu=False, reverse=False):
         d_w = d_w + dpre[later].reshape(-1, size).T @ hs[earlier].reshape(-1, size)
     return dpre, dh.astype(dtype, copy=False), d_w.astype(dtype, copy=False), \
         dpre.reshape(-1, size).sum(0)
+
+
+def gru_scan(xw, h0, w_hh, b_hh, reverse=False):
+    """The hidden states (L, N, H) of a GRU layer: ``xw`` (L, N, 3H) is ``x_t @ W_ih.T +
+    b_ih`` for every step, gates (reset, update, new) as PyTorch's, ``n = tanh(xw_n + r *
+    (h @ W_hn.T + b_hn))`` and ``h' = (1 - z) * n + z * h``.  Kept behind the result per
+    step (``saved_state(hs, 4)``): ``r, z, n`` and ``h @ W_hn.T + b_hn``, (N, H) each.
+
+    >>> gru_scan(np.zeros((1, 1, 3)), np.ones((1, 1)), np.zeros((3, 1)), np.zeros(3)).tolist()
+    [[[0.5]]]
+    """
+    steps, n, three = xw.shape
+    size = three // 3
+    dtype = np.result_type(xw, h0, w_hh, b_hh)
+    hs, rest = _buffers(steps, n, size, dtype, 4)
+    w_t = w_hh.T.astype(dtype, copy=False)
+    hw = np.empty((n, three), dtype)
+    h = h0
+    with np.errstate(over="ignore"):
+        for t in _order(steps, reverse):
+            block = rest[t].reshape(n, 4 * size)       # [r, z, n, hn] of the step
+            np.matmul(h, w_t, out=hw)
+            hw += b_hh
+            rz = block[:, :2 * size]
+            np.add(xw[t, :, :2 * size], hw[:, :2 * size], out=rz)
+            np.negative(rz, out=rz)
+            np.exp(rz, out=rz)
+            rz += 1
+            np.reciprocal(rz, out=rz)
+            hn = block[:, 3 * size:]
+            hn[...] = hw[:, 2 * size:]
+            new = block[:, 2 * size:3 * size]
+            np.multiply(block[:, :size], hn, out=new)
+            new += xw[t, :, 2 * size:]
+            np.tanh(new, out=new)
+            out = hs[t]
+            np.subtract(1, block[:, size:2 * size], out=out)    # (1 - z) * n + z * h
+            out *= new
+            out += block[:, size:2 * size] * h
+            h = out
+    return hs
+
+
+def gru_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, reverse=False):
+    """Gradients ``(d xw, d h0, d w_hh, d b_hh)`` of ``gru_scan`` from the gradient ``g_h``
+    of its output ``hs`` (the gates recomputed when ``hs`` does not carry them).
+
+    >>> args = np.zeros((1, 1, 3)), np.ones((1, 1)), np.zeros((3, 1)), np.zeros(3)
+    >>> [a.ravel().tolist() for a in gru_scan_backward(np.ones((1, 1, 1)), None, *args)]
+    [[0.0, 0.25, 0.5], [0.5], [0.0, 0.25, 0.25], [0.0, 0.25, 0.25]]
+    """
+    steps, n, three = xw.shape
+    size = three // 3
+    dtype = np.result_type(xw, h0, w_hh, b_hh)
+    if steps == 0 or n == 0 or size == 0:
+        return (np.zeros(xw.shape, dtype), np.zeros((n, size), dtype),
+                np.zeros(w_hh.shape, dtype), np.zeros(three, dtype))
+    rest = None if hs is None else saved_state(hs, 4)
+    if rest is None:
+        hs = gru_scan(xw, h0, w_hh, b_hh, reverse)
+        rest = saved_state(hs, 4)
+    d_xw = pool.empty((steps, n, three), dtype)
+    d_hw = pool.empty((steps, n, three), dtype)
+    dh = np.zeros((n, size), dtype)
+    order = _order(steps, reverse)
+    first = order[0]
+    for t in reversed(order):
+        r, z, new, hn = (rest[t].reshape(n, 4 * size)[:, k * size:(k + 1) * size]
+                         for k in range(4))
+        h_prev = h0 if t == first else hs[t + (1 if reverse else -1)]
+        dx, dw = d_xw[t], d_hw[t]
+        h_bar = dh + g_h[t]
+        d_new = h_bar * (1 - z) * (1 - new * new)
+        dx[:, 2 * size:] = d_new
+        dw[:, 2 * size:] = d_new * r
+        dx[:, :size] = d_new * hn * r * (1 - r)
+        dx[:, size:2 * size] = h_bar * (h_prev - new) * z * (1 - z)
+        dw[:, :2 * size] = dx[:, :2 * size]
+        dh = h_bar * z + dw @ w_hh
+    later, earlier = (slice(None, -1), slice(1, None)) if reverse else (slice(1, None), slice(None, -1))
+    d_w = d_hw[first].T @ h0
+    if steps > 1:
+        d_w = d_w + d_hw[later].reshape(-1, three).T @ hs[earlier].reshape(-1, size)
+    return (d_xw, dh.astype(dtype, copy=False), d_w.astype(dtype, copy=False),
+            d_hw.reshape(-1, three).sum(0))

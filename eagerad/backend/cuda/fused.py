@@ -54,7 +54,19 @@ def rnn_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, relu=False, reverse=False):
                  b_hh)
 
 
-__all__ += ["lstm_scan_cell", "rnn_scan", "rnn_scan_backward"]
+def gru_scan(xw, h0, w_hh, b_hh, reverse=False):
+    """``cpu.fused.gru_scan`` on device arrays (through the host: the gates stay there,
+    the backward recomputes them)."""
+    return _host(lambda *a: _cpu.gru_scan(*a, reverse), xw, h0, w_hh, b_hh)
+
+
+def gru_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, reverse=False):
+    """``cpu.fused.gru_scan_backward`` on device arrays (through the host)."""
+    return _host(lambda g, *a: _cpu.gru_scan_backward(g, None, *a, reverse), g_h, xw, h0, w_hh,
+                 b_hh)
+
+
+__all__ += ["lstm_scan_cell", "rnn_scan", "rnn_scan_backward", "gru_scan", "gru_scan_backward"]
 
 
 def max_pool(x, geometry):
