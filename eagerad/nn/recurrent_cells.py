@@ -58,14 +58,11 @@ class RNN(_Recurrent):
         return (self._act(lf.linear(x, w_ih, b_ih) + lf.linear(state[0], w_hh, b_hh)),)
 
     def _sequence(self, x, state, p, reverse, lengths=None):
-        """The layer as one fused ``rnn_scan`` op (float32/float64, a non-empty sequence,
-        no per-sequence lengths; else step by step): the input projections of every step
-        in one matmul, the recurrence and its backward in one backend call each."""
-        if x.shape[0] == 0 or x.dtype.name not in ("float32", "float64") or lengths is not None:
+        """The layer as one fused ``rnn_scan`` op where ``_fused_params`` allows."""
+        fused = self._fused_params(x, p, lengths)
+        if fused is None:
             return super()._sequence(x, state, p, reverse, lengths)
-        w_ih, w_hh, b_ih, b_hh = p
-        if b_hh is None:
-            b_hh = zeros(w_hh.shape[0], dtype=x.dtype, device=x.device)
+        w_ih, w_hh, b_ih, b_hh = fused
         out, h = recurrent.rnn_scan(lf.linear(x, w_ih, b_ih), state[0], w_hh, b_hh,
                                     self.nonlinearity, reverse)
         return out, (h,)

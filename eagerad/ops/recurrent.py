@@ -116,18 +116,18 @@ def _jvp(k, cell):
     return rule
 
 
-def _fast(k, cell):
-    """Array rule for argument ``k``: one ``B.lstm_scan_backward`` call gives all five
-    gradients; the rules of the other arguments of the same node reuse it."""
-    def rule(B, g, ans, xw, h0, c0, w_hh, b_hh, *carrier, reverse=False):
-        hs = carrier[0] if cell else ans
+def _array_rule(k, last, backward):
+    """Array rule for argument ``k`` of a scan op: one backend call ``backward(B, g, ans,
+    args, kw) -> (hs, thunk)`` gives all the node's gradients (``thunk()``), and the rules
+    of its other arguments reuse them; rule ``last`` runs last on every node (the bias
+    always wants a gradient) and drops them."""
+    def rule(B, g, ans, *args, **kw):
+        hs, run = backward(B, g, ans, args, kw)
         held = _LAST.__dict__
         if held.get("g") is not g or held.get("hs") is not hs:
-            grads = B.lstm_scan_backward(None if cell else g, g if cell else None, hs,
-                                         xw, h0, c0, w_hh, b_hh, reverse)
-            held.update(g=g, hs=hs, grads=grads)
+            held.update(g=g, hs=hs, grads=run())
         grads = held["grads"]
-        if k == 4:           # the bias is every node's last rule: drop the arrays
+        if k == last:
             held.clear()
         return grads[k]
     return rule
@@ -136,6 +136,14 @@ def _fast(k, cell):
 # per thread: (g, hs, gradients) of the node whose rules are running (``g`` and ``hs``
 # are held, so their identity names that node's call)
 _LAST = threading.local()
+
+
+def _lstm_backward(cell):
+    def backward(B, g, ans, args, kw):
+        hs = args[5] if cell else ans
+        return hs, lambda: B.lstm_scan_backward(None if cell else g, g if cell else None, hs,
+                                                *args[:5], kw.get("reverse", False))
+    return backward
 
 
 def _fold(args, bdims, size, states=2):
@@ -175,7 +183,7 @@ _lstm_scan = defop(
     "lstm_scan",
     lambda B, xw, h0, c0, w_hh, b_hh, reverse=False: B.lstm_scan(xw, h0, c0, w_hh, b_hh, reverse),
     vjp=tuple(_vjp(k, False) for k in range(5)), jvp=tuple(_jvp(k, False) for k in range(5)),
-    fast=tuple(_fast(k, False) for k in range(5)), save_output=True, batch=_batch, cases=_CASES)
+    fast=tuple(_array_rule(k, 4, _lstm_backward(False)) for k in range(5)), save_output=True, batch=_batch, cases=_CASES)
 
 # the sixth argument is the scan's output (its saved gates), or None: no gradient flows to it
 _lstm_scan_cell = defop(
@@ -184,7 +192,7 @@ _lstm_scan_cell = defop(
         B.lstm_scan_cell(hs, xw, h0, c0, w_hh, b_hh, reverse),
     vjp=tuple(_vjp(k, True) for k in range(5)) + (None,),
     jvp=tuple(_jvp(k, True) for k in range(5)) + (None,),
-    fast=tuple(_fast(k, True) for k in range(5)) + (None,), batch=_batch_cell,
+    fast=tuple(_array_rule(k, 4, _lstm_backward(True)) for k in range(5)) + (None,), batch=_batch_cell,
     cases=[Case(*c.args, None, **c.kwargs) for c in _CASES])
 
 
@@ -236,12 +244,13 @@ def rnn_by_ops(xw, h0, w_hh, b_hh, relu=False, reverse=False):
     return stack(rows, 0)
 
 
-def _rnn_vjp(k):
-    def rule(g, ans, xw, h0, w_hh, b_hh, relu=False, reverse=False):
+def _vjp_by(reference, k):
+    """vjp rule for argument ``k`` of a one-state scan op: differentiate ``reference``
+    (its op-by-op recurrence), recording the graph."""
+    def rule(g, ans, *args, **kw):
         from ..autograd import enable_grad, grad
-        args = (xw, h0, w_hh, b_hh)
         with enable_grad():
-            out = rnn_by_ops(*args, relu, reverse)
+            out = reference(*args, **kw)
         return grad(out, args[k], g, create_graph=True)[0]
     return rule
 
@@ -269,38 +278,28 @@ def _rnn_jvp(k):
     return rule
 
 
-def _rnn_fast(k):
-    def rule(B, g, ans, xw, h0, w_hh, b_hh, relu=False, reverse=False):
-        held = _LAST_RNN.__dict__
-        if held.get("g") is not g or held.get("hs") is not ans:
-            held.update(g=g, hs=ans, grads=B.rnn_scan_backward(g, ans, xw, h0, w_hh, b_hh, relu,
-                                                               reverse))
-        grads = held["grads"]
-        if k == 3:           # the bias is every node's last rule: drop the arrays
-            held.clear()
-        return grads[k]
-    return rule
-
-
-_LAST_RNN = threading.local()
-
-
-def _rnn_batch(args, bdims, relu=False, reverse=False):
-    size = next(a.shape[d] for a, d in zip(args, bdims) if d is not None)
-    kw = {"relu": relu, "reverse": reverse}
-    if bdims[2] is not None or bdims[3] is not None:
-        return loop_batch(_rnn_scan, args, bdims, kw, size)
-    xw, h0 = _fold(args, bdims, size, states=1)
-    out = _rnn_scan(xw, h0, *args[2:4], **kw)
-    return out.reshape(xw.shape[0], size, -1, out.shape[-1]), 1
+def _one_state_batch(op_of):
+    """vmap rule of a one-state scan op (``op_of()`` names it; arguments xw, h0, w_hh,
+    b_hh): the batch folded into the rows of one scan when the weights are shared."""
+    def batch(args, bdims, **kw):
+        size = next(a.shape[d] for a, d in zip(args, bdims) if d is not None)
+        op = op_of()
+        if bdims[2] is not None or bdims[3] is not None:
+            return loop_batch(op, args, bdims, kw, size)
+        xw, h0 = _fold(args, bdims, size, states=1)
+        out = op(xw, h0, *args[2:4], **kw)
+        return out.reshape(xw.shape[0], size, -1, out.shape[-1]), 1
+    return batch
 
 
 _rnn_scan = defop(
     "rnn_scan",
     lambda B, xw, h0, w_hh, b_hh, relu=False, reverse=False:
         B.rnn_scan(xw, h0, w_hh, b_hh, relu, reverse),
-    vjp=tuple(_rnn_vjp(k) for k in range(4)), jvp=tuple(_rnn_jvp(k) for k in range(4)),
-    fast=tuple(_rnn_fast(k) for k in range(4)), save_output=True, batch=_rnn_batch,
+    vjp=tuple(_vjp_by(rnn_by_ops, k) for k in range(4)), jvp=tuple(_rnn_jvp(k) for k in range(4)),
+    fast=tuple(_array_rule(k, 3, lambda B, g, ans, args, kw: (ans, lambda: B.rnn_scan_backward(
+        g, ans, *args, kw.get("relu", False), kw.get("reverse", False)))) for k in range(4)),
+    save_output=True, batch=_one_state_batch(lambda: _rnn_scan),
     cases=[Case(U(3, 2, 2), U(2, 2), U(2, 2), U(2)),
            Case(U(3, 2, 2), U(2, 2), U(2, 2), U(2), reverse=True),
            Case(U(3, 1, 2, low=0.1), U(1, 2, low=0.1), U(2, 2, low=0.1), U(2, low=0.1), relu=True),
@@ -355,16 +354,6 @@ def gru_by_ops(xw, h0, w_hh, b_hh, reverse=False):
     return stack(rows, 0)
 
 
-def _gru_vjp(k):
-    def rule(g, ans, xw, h0, w_hh, b_hh, reverse=False):
-        from ..autograd import enable_grad, grad
-        args = (xw, h0, w_hh, b_hh)
-        with enable_grad():
-            out = gru_by_ops(*args, reverse)
-        return grad(out, args[k], g, create_graph=True)[0]
-    return rule
-
-
 def _gru_jvp(k):
     def rule(t, ans, xw, h0, w_hh, b_hh, reverse=False):
         """Forward mode through the op-by-op recurrence (each op's own jvp rule)."""
@@ -377,36 +366,13 @@ def _gru_jvp(k):
     return rule
 
 
-def _gru_fast(k):
-    def rule(B, g, ans, xw, h0, w_hh, b_hh, reverse=False):
-        held = _LAST_GRU.__dict__
-        if held.get("g") is not g or held.get("hs") is not ans:
-            held.update(g=g, hs=ans, grads=B.gru_scan_backward(g, ans, xw, h0, w_hh, b_hh,
-                                                               reverse))
-        grads = held["grads"]
-        if k == 3:           # the bias is every node's last rule: drop the arrays
-            held.clear()
-        return grads[k]
-    return rule
-
-
-_LAST_GRU = threading.local()
-
-
-def _gru_batch(args, bdims, reverse=False):
-    size = next(a.shape[d] for a, d in zip(args, bdims) if d is not None)
-    if bdims[2] is not None or bdims[3] is not None:
-        return loop_batch(_gru_scan, args, bdims, {"reverse": reverse}, size)
-    xw, h0 = _fold(args, bdims, size, states=1)
-    out = _gru_scan(xw, h0, *args[2:4], reverse=reverse)
-    return out.reshape(xw.shape[0], size, -1, out.shape[-1]), 1
-
-
 _gru_scan = defop(
     "gru_scan",
     lambda B, xw, h0, w_hh, b_hh, reverse=False: B.gru_scan(xw, h0, w_hh, b_hh, reverse),
-    vjp=tuple(_gru_vjp(k) for k in range(4)), jvp=tuple(_gru_jvp(k) for k in range(4)),
-    fast=tuple(_gru_fast(k) for k in range(4)), save_output=True, batch=_gru_batch,
+    vjp=tuple(_vjp_by(gru_by_ops, k) for k in range(4)), jvp=tuple(_gru_jvp(k) for k in range(4)),
+    fast=tuple(_array_rule(k, 3, lambda B, g, ans, args, kw: (ans, lambda: B.gru_scan_backward(
+        g, ans, *args, kw.get("reverse", False)))) for k in range(4)),
+    save_output=True, batch=_one_state_batch(lambda: _gru_scan),
     cases=[Case(U(3, 2, 6), U(2, 2), U(6, 2), U(6)),
            Case(U(3, 2, 6), U(2, 2), U(6, 2), U(6), reverse=True)])
 
