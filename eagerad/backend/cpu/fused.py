@@ -1,10 +1,10 @@
-"""cpu backend: fused kernels of whole layers (``ops/recurrent.py``'s LSTM scan,
+"""cpu backend: fused kernels of whole layers (``ops/recurrent.py``'s LSTM, GRU and RNN scans,
 ``ops/pooling.py``'s max-pooling, GELU's forward and gradient).
 
 An LSTM layer run as separate ops costs ~30 recorded ops per time step, and its backward
 as many nodes; here the whole sequence is one forward call and one backward call
-(``recurrent_scan.py``: one BLAS product and numpy's SIMD passes per step, the backward's
-arithmetic one Numba pass per step).  Every name in ``__all__`` becomes ``B.<name>``.
+(``recurrent_scan.py``: one BLAS product and numpy's SIMD passes per step, the LSTM's
+remaining arithmetic one Numba pass per step each way).  Every name in ``__all__`` becomes ``B.<name>``.
 
 >>> xw, h0 = np.zeros((3, 2, 8)), np.zeros((2, 2))
 >>> lstm_scan(xw, h0, h0, np.zeros((8, 2)), np.zeros(8)).shape

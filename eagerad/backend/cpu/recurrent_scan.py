@@ -1,5 +1,6 @@
-"""cpu backend: one LSTM layer's recurrence over a whole sequence (``ops/recurrent.py``'s
-``lstm_scan`` and ``lstm_scan_cell``), forward and backward one call each.
+"""cpu backend: one recurrent layer's recurrence over a whole sequence, forward and
+backward one call each: the LSTM (``ops/recurrent.py``'s ``lstm_scan`` and
+``lstm_scan_cell``), the GRU (``gru_scan``) and the Elman RNN (``rnn_scan``).
 
 The forward writes one buffer per layer: the hidden states ``hs`` (L, N, H) first (the
 op's output, contiguous, so the next layer's input projection reads it as is) and behind
@@ -13,7 +14,9 @@ passes for ``exp``/``tanh`` over whole blocks (Numba's are scalar calls, and the
 vectorisable float64 ``exp`` of ``vector_math`` measured slower here), the rest of the
 step's arithmetic one Numba pass (``recurrent_kernels.gate_math``).  The backward's
 arithmetic is one Numba pass per step (``recurrent_kernels.cell_backward``) and one
-product per step; the weight gradient is two products over the whole sequence.
+product per step; the weight gradient is two products over the whole sequence.  The GRU
+keeps ``r, z, n`` and ``h @ W_hn.T + b_hn`` behind its output the same way; the Elman
+RNN needs nothing but its output (the activation's slope is a function of it).
 
 >>> xw, h0 = np.zeros((3, 2, 8)), np.zeros((2, 2))
 >>> hs = scan(xw, h0, h0, np.zeros((8, 2)), np.zeros(8))
