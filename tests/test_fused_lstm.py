@@ -9,7 +9,7 @@ import eagerad
 from eagerad import nn
 from eagerad.autograd import gradcheck, gradgradcheck
 from eagerad.backend import cpu
-from eagerad.backend.cpu import fused
+from eagerad.backend.cpu import fused, recurrent_scan
 from eagerad.ops import recurrent
 
 torch = pytest.importorskip("torch")
@@ -67,25 +67,45 @@ def test_second_order_through_the_layer():
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_numba_backward_equals_numpy_backward(dtype, monkeypatch):
+@pytest.mark.parametrize("reverse", [False, True])
+def test_numba_backward_equals_numpy_backward(dtype, reverse, monkeypatch):
     rng = np.random.default_rng(4)
     n, size, steps = 3, 5, 4
     args = [rng.standard_normal(s).astype(dtype) for s in
             ((steps, n, 4 * size), (n, size), (n, size), (4 * size, size), (4 * size,))]
-    out = fused.lstm_scan(*args)
+    out = fused.lstm_scan(*args, reverse)
     g = rng.standard_normal(out.shape).astype(dtype)
-    fast = fused.lstm_scan_backward(g, out, args[1], args[2], args[3])
-    monkeypatch.setattr(fused, "_kernels", lambda *a: None)
-    slow = fused.lstm_scan_backward(g, out, args[1], args[2], args[3])
+    g_c = rng.standard_normal((n, size)).astype(dtype)
+    fast = fused.lstm_scan_backward(g, g_c, out, *args, reverse)
+    monkeypatch.setattr(recurrent_scan, "_kernels", lambda *a: None)
+    slow = fused.lstm_scan_backward(g, g_c, out, *args, reverse)
     for a, b in zip(fast, slow):
         np.testing.assert_allclose(a, b, rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_numba_forward_equals_numpy_forward_bitwise(dtype, monkeypatch):
+    rng = np.random.default_rng(7)
+    args = [(3 * rng.standard_normal(s)).astype(dtype) for s in
+            ((5, 3, 16), (3, 4), (3, 4), (16, 4), (16,))]
+    args[0][0, 0, :4] = -200.0                    # exp(-z) overflows: sigmoid 0
+    fast = fused.lstm_scan(*args).copy()
+    fast_state = recurrent_scan.saved_state(fused.lstm_scan(*args)).copy()
+    monkeypatch.setattr(recurrent_scan, "_kernels", lambda *a: None)
+    np.testing.assert_array_equal(fused.lstm_scan(*args), fast)
+    np.testing.assert_array_equal(recurrent_scan.saved_state(fused.lstm_scan(*args)), fast_state)
 
 
 def test_scan_equals_the_op_by_op_recurrence():
     rng = np.random.default_rng(5)
     args = [eagerad.tensor(rng.standard_normal(s)) for s in ((4, 2, 8), (2, 2), (2, 2), (8, 2), (8,))]
-    np.testing.assert_allclose(recurrent.lstm_scan(*args).numpy(),
-                               recurrent.scan_by_ops(*args).numpy(), rtol=1e-13)
+    for reverse in (False, True):
+        out, (h, c) = recurrent.lstm_scan(*args, reverse=reverse)
+        rows = recurrent.scan_by_ops(*args, reverse=reverse).numpy()
+        last = 0 if reverse else -1
+        np.testing.assert_allclose(out.numpy(), rows[..., :2], rtol=1e-13)
+        np.testing.assert_allclose(h.numpy(), rows[last, :, :2], rtol=1e-13)
+        np.testing.assert_allclose(c.numpy(), rows[last, :, 2:4], rtol=1e-13)
 
 
 def test_bad_shapes_name_the_arguments():

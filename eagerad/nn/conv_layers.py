@@ -795,7 +795,8 @@ class MultiheadAttention(Cell):
 class _Recurrent(Cell):
     """Stacked, optionally bidirectional recurrent layers with PyTorch's parameter
     names (``weight_ih_l0``, ``weight_hh_l0_reverse``, ...) and U(-1/sqrt(H), 1/sqrt(H))
-    initialisation; each step is ordinary ops, so any order of derivative works."""
+    initialisation; each step is ordinary ops (float layers run one fused scan op per
+    layer and direction instead), so any order of derivative works."""
     _gates = 1
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
@@ -886,6 +887,19 @@ class _Recurrent(Cell):
             seq[t] = state[0]
         return ops.stack(seq, 0), state
 
+    @staticmethod
+    def _fused_params(x, p, lengths):
+        """The weights ``(w_ih, w_hh, b_ih, b_hh)`` (``b_hh`` zeros when the layer has no
+        biases) when the layer runs as one fused scan op (float32/float64, a non-empty
+        sequence, no per-sequence lengths), else None: the input projections of every
+        step then are one matmul, the recurrence and its backward one backend call each."""
+        if x.shape[0] == 0 or x.dtype.name not in ("float32", "float64") or lengths is not None:
+            return None
+        w_ih, w_hh, b_ih, b_hh = p
+        if b_hh is None:
+            b_hh = zeros(w_hh.shape[0], dtype=x.dtype, device=x.device)
+        return w_ih, w_hh, b_ih, b_hh
+
 
 class LSTM(_Recurrent):
     """Long short-term memory, PyTorch's ``LSTM(input_size, hidden_size, num_layers=1,
@@ -908,21 +922,12 @@ class LSTM(_Recurrent):
         return [(h0[i], c0[i]) for i in range(n)]
 
     def _sequence(self, x, state, p, reverse, lengths=None):
-        """The layer as one fused ``lstm_scan`` op (float32/float64, a non-empty sequence,
-        no per-sequence lengths; else step by step): the input projections of every step
-        in one matmul, the recurrence and its backward in one backend call each."""
-        if x.shape[0] == 0 or x.dtype.name not in ("float32", "float64") or lengths is not None:
+        """The layer as one fused ``lstm_scan`` op where ``_fused_params`` allows."""
+        fused = self._fused_params(x, p, lengths)
+        if fused is None:
             return super()._sequence(x, state, p, reverse, lengths)
-        w_ih, w_hh, b_ih, b_hh = p
-        if reverse:
-            x = x.flip(0)
-        if b_hh is None:
-            b_hh = zeros(w_hh.shape[0], dtype=x.dtype, device=x.device)
-        size = w_hh.shape[1]
-        out = recurrent.lstm_scan(lf.linear(x, w_ih, b_ih), *state, w_hh, b_hh)
-        seq = out[:, :, :size]
-        last = out[-1]
-        return seq.flip(0) if reverse else seq, (last[:, :size], last[:, size:2 * size])
+        w_ih, w_hh, b_ih, b_hh = fused
+        return recurrent.lstm_scan(lf.linear(x, w_ih, b_ih), *state, w_hh, b_hh, reverse=reverse)
 
     @staticmethod
     def _step(x, state, w_ih, w_hh, b_ih, b_hh):
@@ -952,6 +957,15 @@ class GRU(_Recurrent):
         if hx is None:
             return [(zeros(x.shape[1], self.hidden_size, dtype=x.dtype, device=x.device),)] * n
         return [(hx[i],) for i in range(n)]
+
+    def _sequence(self, x, state, p, reverse, lengths=None):
+        """The layer as one fused ``gru_scan`` op where ``_fused_params`` allows."""
+        fused = self._fused_params(x, p, lengths)
+        if fused is None:
+            return super()._sequence(x, state, p, reverse, lengths)
+        w_ih, w_hh, b_ih, b_hh = fused
+        out, h = recurrent.gru_scan(lf.linear(x, w_ih, b_ih), state[0], w_hh, b_hh, reverse)
+        return out, (h,)
 
     @staticmethod
     def _step(x, state, w_ih, w_hh, b_ih, b_hh):

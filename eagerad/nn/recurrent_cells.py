@@ -12,7 +12,7 @@ initialisation.  The gate arithmetic is the one of ``LSTM``/``GRU``.
 import math
 
 from .. import ops
-from ..ops import losses as lf
+from ..ops import losses as lf, recurrent
 from ..tensor import Parameter, zeros
 from .cell import Cell
 from .conv_layers import GRU, LSTM, _Recurrent
@@ -56,6 +56,16 @@ class RNN(_Recurrent):
 
     def _step(self, x, state, w_ih, w_hh, b_ih, b_hh):
         return (self._act(lf.linear(x, w_ih, b_ih) + lf.linear(state[0], w_hh, b_hh)),)
+
+    def _sequence(self, x, state, p, reverse, lengths=None):
+        """The layer as one fused ``rnn_scan`` op where ``_fused_params`` allows."""
+        fused = self._fused_params(x, p, lengths)
+        if fused is None:
+            return super()._sequence(x, state, p, reverse, lengths)
+        w_ih, w_hh, b_ih, b_hh = fused
+        out, h = recurrent.rnn_scan(lf.linear(x, w_ih, b_ih), state[0], w_hh, b_hh,
+                                    self.nonlinearity, reverse)
+        return out, (h,)
 
     @staticmethod
     def _pack(finals):

@@ -1,24 +1,18 @@
-"""cpu backend: fused kernels of whole layers (``ops/recurrent.py``'s LSTM scan,
+"""cpu backend: fused kernels of whole layers (``ops/recurrent.py``'s LSTM, GRU and RNN scans,
 ``ops/pooling.py``'s max-pooling, GELU's forward and gradient).
 
 An LSTM layer run as separate ops costs ~30 recorded ops per time step, and its backward
-as many nodes; here the whole sequence is one forward call and one backward call.  Each
-step is one BLAS product plus vectorised numpy passes over (N, H) arrays (numpy's SIMD
-``exp``/``tanh``, not Numba's scalar ``math.exp``), with the arithmetic of the op-by-op
-cell up to rounding (the biases are added to the input projections once, the sigmoid is
-``1 / (1 + exp(-z))``, accurate in both tails); a Numba cell with scalar ``exp``/``tanh``
-measured 1.4x slower than these numpy passes in float32, but float32 steps now run one
-Numba pass with vectorisable float64 sigmoid/tanh (``vector_math``), one call per step.  The backward's pure arithmetic is one
-Numba pass per step (``recurrent_kernels.py``, compiled at its first use).  Every name in
-``__all__`` becomes ``B.<name>``.
+as many nodes; here the whole sequence is one forward call and one backward call
+(``recurrent_scan.py``: one BLAS product and numpy's SIMD passes per step, the LSTM's
+remaining arithmetic one Numba pass per step each way).  Every name in ``__all__`` becomes ``B.<name>``.
 
 >>> xw, h0 = np.zeros((3, 2, 8)), np.zeros((2, 2))
 >>> lstm_scan(xw, h0, h0, np.zeros((8, 2)), np.zeros(8)).shape
-(3, 2, 12)
+(3, 2, 2)
 """
 import numpy as np
 
-from . import pool
+from . import pool, recurrent_scan as _lstm
 
 __all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
            "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put", "layer_norm",
@@ -26,95 +20,82 @@ __all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "ma
            "conv2d_gemm_grad_input", "conv2d_gemm_grad_weight"]
 
 
-def _kernels(*arrays):
-    """The Numba cell kernel for float32/float64 operands of one dtype, else None (the
-    numpy passes then run)."""
-    dtype = arrays[0].dtype
-    if dtype.char not in "fd" or any(a.dtype != dtype for a in arrays):
-        return None
-    from . import recurrent_kernels
-    return recurrent_kernels
-
-
-def lstm_scan(xw, h0, c0, w_hh, b_hh):
-    """The LSTM recurrence over a sequence: ``xw`` (L, N, 4H) holds ``x_t @ W_ih.T +
-    b_ih`` for every step, gates (input, forget, cell, output) as PyTorch orders them;
-    returns (L, N, 6H): per step ``[h, c, i, f, g, o]`` (the gates after their
-    sigmoid/tanh, kept for the backward).
+def lstm_scan(xw, h0, c0, w_hh, b_hh, reverse=False):
+    """The LSTM layer's hidden states (L, N, H) over the sequence, its gates kept behind
+    them for the backward (``recurrent_scan.scan``).
 
     >>> out = lstm_scan(np.ones((1, 1, 4)), np.zeros((1, 1)), np.zeros((1, 1)), np.zeros((4, 1)), np.zeros(4))
-    >>> np.round(out[0, 0], 4).tolist()    # i = f = o = sigmoid(1), g = tanh(1)
-    [0.3696, 0.5568, 0.7311, 0.7311, 0.7616, 0.7311]
+    >>> np.round(out[0, 0], 4).tolist()    # o * tanh(i * g), i = o = sigmoid(1), g = tanh(1)
+    [0.3696]
     """
-    steps, n, four = xw.shape
-    size = four // 4
-    out = np.empty((steps, n, 6 * size), np.result_type(xw, h0, c0, w_hh, b_hh))
-    w_t = w_hh.T
-    xwb = xw + b_hh                  # both biases added once for the whole sequence
-    z = np.empty((n, four), out.dtype)
-    h = h0
-    with np.errstate(over="ignore"):     # exp(-z) = inf for z < -88 (float32): sigmoid 0
-        for t in range(steps):
-            row = out[t]
-            np.matmul(h, w_t, out=z)
-            z += xwb[t]
-            gates = row[:, 2 * size:]
-            np.negative(z, out=gates)        # sigmoid(z) = 1 / (1 + exp(-z)), 4 passes
-            np.exp(gates, out=gates)
-            gates += 1
-            np.reciprocal(gates, out=gates)
-            i, f, g, o = (row[:, k * size:(k + 1) * size] for k in range(2, 6))
-            np.tanh(z[:, 2 * size:3 * size], out=g)
-            c = row[:, size:2 * size]
-            np.multiply(f, c0 if t == 0 else out[t - 1, :, size:2 * size], out=c)
-            c += i * g
-            h = row[:, :size]
-            np.tanh(c, out=h)
-            h *= o
-    return out
+    return _lstm.scan(xw, h0, c0, w_hh, b_hh, reverse)
 
 
-def lstm_scan_backward(grad, out, h0, c0, w_hh):
-    """Gradients of ``lstm_scan`` from the gradient ``grad`` of its output (L, N, 6H)
-    and the output ``out`` itself: ``(d xw, d h0, d c0, d w_hh, d b_hh)``, one pass back
-    through time (one (N, 4H) @ (4H, H) product per step).
+def lstm_scan_cell(hs, xw, h0, c0, w_hh, b_hh, reverse=False):
+    """The final cell state (N, H) of the scan whose output is ``hs``
+    (``recurrent_scan.last_cell``).
 
-    >>> out = lstm_scan(np.ones((2, 1, 4)), np.zeros((1, 1)), np.zeros((1, 1)), np.ones((4, 1)), np.zeros(4))
-    >>> [a.shape for a in lstm_scan_backward(np.ones_like(out), out, np.zeros((1, 1)), np.zeros((1, 1)), np.ones((4, 1)))]
+    >>> args = np.ones((1, 1, 4)), np.zeros((1, 1)), np.zeros((1, 1)), np.zeros((4, 1)), np.zeros(4)
+    >>> np.round(lstm_scan_cell(lstm_scan(*args), *args), 4).tolist()
+    [[0.5568]]
+    """
+    return _lstm.last_cell(hs, xw, h0, c0, w_hh, b_hh, reverse)
+
+
+def lstm_scan_backward(g_h, g_c, hs, xw, h0, c0, w_hh, b_hh, reverse=False):
+    """Gradients ``(d xw, d h0, d c0, d w_hh, d b_hh)`` of the scan from those of its
+    output ``hs`` and/or its final cell state (``recurrent_scan.scan_backward``).
+
+    >>> args = np.ones((2, 1, 4)), np.zeros((1, 1)), np.zeros((1, 1)), np.ones((4, 1)), np.zeros(4)
+    >>> [a.shape for a in lstm_scan_backward(np.ones((2, 1, 1)), None, lstm_scan(*args), *args)]
     [(2, 1, 4), (1, 1), (1, 1), (4, 1), (4,)]
     """
-    steps, n, six = out.shape
-    size = six // 6
-    dtype = out.dtype
-    dz = np.empty((steps, n, 4 * size), dtype)
-    dh = np.zeros((n, size), dtype)
-    dc = np.zeros((n, size), dtype)
-    tanh_c = np.tanh(out[:, :, size:2 * size])
-    kernels = _kernels(grad, out, h0, c0, w_hh)
-    for t in range(steps - 1, -1, -1):
-        row, g_row, z = out[t], grad[t], dz[t]
-        c_prev = c0 if t == 0 else out[t - 1, :, size:2 * size]
-        if kernels is not None:
-            kernels.cell_backward(g_row, row, tanh_c[t], c_prev, dh, dc, z)
-        else:
-            i, f, g, o = (row[:, k * size:(k + 1) * size] for k in range(2, 6))
-            tc = tanh_c[t]
-            dh = dh + g_row[:, :size]
-            d_o = dh * tc + g_row[:, 5 * size:]
-            dc = dc + g_row[:, size:2 * size] + dh * o * (1 - tc * tc)
-            d_i = dc * g + g_row[:, 2 * size:3 * size]
-            d_f = dc * c_prev + g_row[:, 3 * size:4 * size]
-            d_g = dc * i + g_row[:, 4 * size:5 * size]
-            dc = dc * f
-            z[:, :size] = d_i * i * (1 - i)
-            z[:, size:2 * size] = d_f * f * (1 - f)
-            z[:, 2 * size:3 * size] = d_g * (1 - g * g)
-            z[:, 3 * size:] = d_o * o * (1 - o)
-        dh = np.matmul(z, w_hh, out=dh) if kernels is not None else z @ w_hh
-    rows = steps * n
-    h_prev = np.concatenate([h0[None], out[:-1, :, :size]]) if steps else out[:, :, :size]
-    d_w = dz.reshape(rows, 4 * size).T @ h_prev.reshape(rows, size)
-    return dz, dh, dc, d_w.astype(dtype, copy=False), dz.reshape(rows, 4 * size).sum(0)
+    return _lstm.scan_backward(g_h, g_c, hs, xw, h0, c0, w_hh, b_hh, reverse)
+
+
+def rnn_scan(xw, h0, w_hh, b_hh, relu=False, reverse=False):
+    """An Elman layer's hidden states (L, N, H) over the sequence
+    (``recurrent_scan.rnn_scan``).
+
+    >>> rnn_scan(np.ones((1, 1, 1)), np.zeros((1, 1)), np.ones((1, 1)), np.zeros(1)).round(4).tolist()
+    [[[0.7616]]]
+    """
+    return _lstm.rnn_scan(xw, h0, w_hh, b_hh, relu, reverse)
+
+
+def rnn_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, relu=False, reverse=False):
+    """Gradients ``(d xw, d h0, d w_hh, d b_hh)`` of ``rnn_scan``
+    (``recurrent_scan.rnn_scan_backward``).
+
+    >>> args = np.ones((1, 1, 1)), np.zeros((1, 1)), np.ones((1, 1)), np.zeros(1)
+    >>> [a.shape for a in rnn_scan_backward(np.ones((1, 1, 1)), rnn_scan(*args), *args)]
+    [(1, 1, 1), (1, 1), (1, 1), (1,)]
+    """
+    return _lstm.rnn_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, relu, reverse)
+
+
+def gru_scan(xw, h0, w_hh, b_hh, reverse=False):
+    """A GRU layer's hidden states (L, N, H), its gates kept behind them
+    (``recurrent_scan.gru_scan``).
+
+    >>> gru_scan(np.zeros((1, 1, 3)), np.ones((1, 1)), np.zeros((3, 1)), np.zeros(3)).tolist()
+    [[[0.5]]]
+    """
+    return _lstm.gru_scan(xw, h0, w_hh, b_hh, reverse)
+
+
+def gru_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, reverse=False):
+    """Gradients ``(d xw, d h0, d w_hh, d b_hh)`` of ``gru_scan``
+    (``recurrent_scan.gru_scan_backward``).
+
+    >>> args = np.zeros((1, 1, 3)), np.ones((1, 1)), np.zeros((3, 1)), np.zeros(3)
+    >>> [a.shape for a in gru_scan_backward(np.ones((1, 1, 1)), gru_scan(*args), *args)]
+    [(1, 1, 3), (1, 1), (3, 1), (3,)]
+    """
+    return _lstm.gru_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, reverse)
+
+
+__all__ += ["lstm_scan_cell", "rnn_scan", "rnn_scan_backward", "gru_scan", "gru_scan_backward"]
 
 
 def _window_args(x, geometry):

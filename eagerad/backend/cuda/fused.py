@@ -24,14 +24,49 @@ def _host(fn, *arrays):
     return tuple(from_numpy(o) for o in out) if isinstance(out, tuple) else from_numpy(out)
 
 
-def lstm_scan(xw, h0, c0, w_hh, b_hh):
-    """``cpu.fused.lstm_scan`` on device arrays (through the host)."""
-    return _host(_cpu.lstm_scan, xw, h0, c0, w_hh, b_hh)
+def lstm_scan(xw, h0, c0, w_hh, b_hh, reverse=False):
+    """``cpu.fused.lstm_scan`` on device arrays (through the host: the gates stay there,
+    the backward recomputes them)."""
+    return _host(lambda *a: _cpu.lstm_scan(*a, reverse), xw, h0, c0, w_hh, b_hh)
 
 
-def lstm_scan_backward(grad, out, h0, c0, w_hh):
+def lstm_scan_cell(hs, xw, h0, c0, w_hh, b_hh, reverse=False):
+    """``cpu.fused.lstm_scan_cell`` on device arrays (through the host, recomputed)."""
+    return _host(lambda *a: _cpu.lstm_scan_cell(None, *a, reverse), xw, h0, c0, w_hh, b_hh)
+
+
+def lstm_scan_backward(g_h, g_c, hs, xw, h0, c0, w_hh, b_hh, reverse=False):
     """``cpu.fused.lstm_scan_backward`` on device arrays (through the host)."""
-    return _host(_cpu.lstm_scan_backward, grad, out, h0, c0, w_hh)
+    def run(g, *a):
+        return _cpu.lstm_scan_backward(None if g_h is None else g, None if g_c is None else g,
+                                       None, *a, reverse)
+    return _host(run, g_h if g_h is not None else g_c, xw, h0, c0, w_hh, b_hh)
+
+
+def rnn_scan(xw, h0, w_hh, b_hh, relu=False, reverse=False):
+    """``cpu.fused.rnn_scan`` on device arrays (through the host)."""
+    return _host(lambda *a: _cpu.rnn_scan(*a, relu, reverse), xw, h0, w_hh, b_hh)
+
+
+def rnn_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, relu=False, reverse=False):
+    """``cpu.fused.rnn_scan_backward`` on device arrays (through the host)."""
+    return _host(lambda *a: _cpu.rnn_scan_backward(*a, relu, reverse), g_h, hs, xw, h0, w_hh,
+                 b_hh)
+
+
+def gru_scan(xw, h0, w_hh, b_hh, reverse=False):
+    """``cpu.fused.gru_scan`` on device arrays (through the host: the gates stay there,
+    the backward recomputes them)."""
+    return _host(lambda *a: _cpu.gru_scan(*a, reverse), xw, h0, w_hh, b_hh)
+
+
+def gru_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, reverse=False):
+    """``cpu.fused.gru_scan_backward`` on device arrays (through the host)."""
+    return _host(lambda g, *a: _cpu.gru_scan_backward(g, None, *a, reverse), g_h, xw, h0, w_hh,
+                 b_hh)
+
+
+__all__ += ["lstm_scan_cell", "rnn_scan", "rnn_scan_backward", "gru_scan", "gru_scan_backward"]
 
 
 def max_pool(x, geometry):
