@@ -503,34 +503,15 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None):
     """``softmax(q k^T * scale + mask) v`` over the last two axes (PyTorch's
-    ``F.scaled_dot_product_attention``): a boolean ``attn_mask`` keeps the True
-    positions, a float one is added; ``is_causal`` hides later keys; ``dropout_p``
-    drops attention weights.
+    ``F.scaled_dot_product_attention``): ``ops/attention.py`` holds it (one op where it
+    applies, the composition of ops otherwise).
 
     >>> q = eagerad.ones(1, 2, 4)
     >>> scaled_dot_product_attention(q, q, eagerad.tensor([[[1.0], [3.0]]]), is_causal=True).tolist()
     [[[1.0], [2.0]]]
     """
-    q, k, v = _floats("scaled_dot_product_attention", query, key, value)
-    if q.ndim < 2 or k.ndim < 2 or q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
-        raise ValueError(f"scaled_dot_product_attention: query {q.shape}, key {k.shape} and "
-                         f"value {v.shape} must be (..., L, E), (..., S, E), (..., S, Ev)")
-    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
-    scores = matmul(q, k.swapaxes(-1, -2)) * scale
-    if is_causal:
-        if attn_mask is not None:
-            raise ValueError("scaled_dot_product_attention: give attn_mask or is_causal, not both")
-        attn_mask = Tensor(np.tril(np.ones(scores.shape[-2:], bool)), device=q.device)
-    if attn_mask is not None:
-        mask = as_tensor(attn_mask, q)
-        if mask.dtype == dt.bool_:
-            scores = where(mask, scores, float("-inf"))
-        else:
-            scores = scores + mask.astype(scores.dtype)
-    weights = softmax(scores, -1)
-    if dropout_p > 0.0:
-        weights = dropout(weights, dropout_p, training=True)
-    return matmul(weights, v)
+    from .attention import scaled_dot_product_attention as attention
+    return attention(query, key, value, attn_mask, dropout_p, is_causal, scale)
 
 
 def one_hot_long(tensor, num_classes=-1):
