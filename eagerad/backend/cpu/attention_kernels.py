@@ -17,8 +17,8 @@ values therefore agree with numpy's passes to within a few float32 ulps (tested)
 to the bit.  NaN and infinities behave as numpy's passes: a NaN or ``+inf`` entry, or a
 row of ``-inf``, gives a row of NaN.
 
-Rows are summed with reassociation allowed (vectorised partial sums, as numpy's
-pairwise sum).  ``prange`` twins run above ``PARALLEL_MIN`` elements.  Imported at the
+Rows are summed in float64 (vectorised partial sums), then scaled by the float32
+reciprocal of the sum.  ``prange`` twins run above ``PARALLEL_MIN`` elements.  Imported at the
 first call; compiled code is cached on disk.
 """
 import math
@@ -63,17 +63,17 @@ def exp32(a):
 
 @njit(inline="always", error_model="numpy", fastmath={"reassoc", "contract"})
 def _row_sum(row):
-    s = _ZERO
+    s = 0.0
     for j in range(row.size):
-        s += row[j]
+        s += np.float64(row[j])
     return s
 
 
 @njit(inline="always", error_model="numpy", fastmath={"reassoc", "contract"})
 def _row_dot(a, b):
-    s = _ZERO
+    s = 0.0
     for j in range(a.size):
-        s += a[j] * b[j]
+        s += np.float64(a[j]) * np.float64(b[j])
     return s
 
 
@@ -94,7 +94,7 @@ def softmax_rows(x, out):
         flat[k] = exp32(flat[k])
     for i in range(rows):
         o = out[i]
-        inv = _ONE / _row_sum(o)
+        inv = np.float32(1.0 / _row_sum(o))
         for j in range(cols):
             o[j] *= inv
 
@@ -105,7 +105,7 @@ def softmax_rows_backward(g, ans, out):
     rows, cols = g.shape
     for i in range(rows):
         gi, ai, o = g[i], ans[i], out[i]
-        s = _row_dot(gi, ai)
+        s = np.float32(_row_dot(gi, ai))
         for j in range(cols):
             o[j] = ai[j] * (gi[j] - s)
 
