@@ -31,7 +31,7 @@ from .nn_ops import REDUCTIONS, classes_last, log_softmax, one_hot, reduce_loss,
 from .reduction import logsumexp
 from .registry import Case, U, defop, export, move_batch
 from .indexing import take
-from .shape import stack
+from .shape import getitem, stack
 
 # ----------------------------------------------------------------- layers' maths
 
@@ -145,7 +145,10 @@ def embedding(input, weight, padding_idx=None, scale_grad_by_freq=False):
         raise ValueError(f"embedding: weight must be (num_embeddings, dim), got {weight.shape}")
     n = weight.shape[0]
     _check_range("embedding", idx, 0, n, f"indices must lie in [0, {n})")
-    rows = take(weight, idx, 0)     # (not weight[idx]: its vmap rule is wrong for a batched idx)
+    if batching.levels:             # (not weight[idx]: its vmap rule is wrong for a batched idx)
+        rows = take(weight, idx, 0)
+    else:                           # one getitem: its gradient adds whole rows (one Numba pass)
+        rows = getitem(weight, (idx,))
     if scale_grad_by_freq:
         rows = _scaled_by_frequency(rows, idx)
     if padding_idx is None:
