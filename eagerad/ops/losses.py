@@ -48,6 +48,10 @@ def linear(input, weight, bias=None):
     if weight.ndim not in (1, 2) or x.ndim == 0 or x.shape[-1] != weight.shape[-1]:
         raise ValueError(f"linear: input of shape {x.shape} and weight of shape {weight.shape} "
                          "do not match: the weight is (out_features, in_features)")
+    if weight.ndim == 2 and isinstance(bias, Tensor) and bias.ndim == 1 \
+            and bias.dtype == x.dtype == weight.dtype and bias.shape[0] == weight.shape[0] \
+            and bias.device == x.device:
+        return _linear_bias(x, weight, bias)       # one node for the product and the bias
     out = _linear(x, weight) if weight.ndim == 2 else matmul(x, weight)
     return out if bias is None else out + as_tensor(bias, out).astype(out.dtype)
 
@@ -108,6 +112,45 @@ _linear = defop("linear", _linear_forward,
                 cases=[Case(U(4, 3), U(2, 3)), Case(U(3), U(2, 3)), Case(U(2, 5, 3), U(4, 3)),
                        Case(U(0, 3), U(2, 3)), Case(U(3, 0), U(2, 0))])
 
+
+
+# ``x @ w.T + b`` as one op: the product's rules for x and w, the row sum of g for b (the
+# very backend calls of ``linear`` followed by an ``add``: the same numbers, one node)
+
+
+def _linear_bias_forward(B, x, w, b):
+    return B.inplace("add", _linear_forward(B, x, w), b)
+
+
+def _bias_grad(g, ans, x, w, b):
+    return g.sum(axis=tuple(range(g.ndim - 1))) if g.ndim > 1 else g
+
+
+def _bias_fast(B, g, ans, x, w, b):
+    return B.reduce("sum", g, tuple(range(g.ndim - 1)), False) if g.ndim > 1 else g
+
+
+def _linear_bias_batch(args, bdims):
+    """vmap: the product's batching rule, then the bias (batched: one row per sample)."""
+    out, _ = _linear_batch(args[:2], bdims[:2])
+    b = args[2]
+    if bdims[2] is not None:
+        b = move_batch(b, bdims[2]) if bdims[2] else b
+        b = b.reshape((b.shape[0],) + (1,) * (out.ndim - 2) + (b.shape[1],))
+    return out + b, 0
+
+
+_linear_bias = defop(
+    "linear_bias", _linear_bias_forward,
+    vjp=(lambda g, ans, x, w, b: _linear_grad_x(g, ans, x, w),
+         lambda g, ans, x, w, b: _linear_grad_w(g, ans, x, w), _bias_grad),
+    fast=(lambda B, g, ans, x, w, b: _linear_fast_x(B, g, ans, x, w),
+          lambda B, g, ans, x, w, b: _linear_fast_w(B, g, ans, x, w), _bias_fast),
+    jvp=(lambda t, ans, x, w, b: _linear(t, w), lambda t, ans, x, w, b: _linear(x, t),
+         lambda t, ans, x, w, b: t),
+    saves={0: (1,), 1: (0,), 2: ()}, batch=_linear_bias_batch,
+    cases=[Case(U(4, 3), U(2, 3), U(2)), Case(U(3), U(2, 3), U(2)),
+           Case(U(2, 5, 3), U(4, 3), U(4)), Case(U(0, 3), U(2, 3), U(2))])
 
 @export
 def dropout(input, p=0.5, training=True):

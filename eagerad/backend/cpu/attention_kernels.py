@@ -6,61 +6,22 @@ over short rows, and numpy's float32 ``exp`` slows down on the ``-inf`` entries 
 causal mask: ~1 ms for a (16, 4, 64, 64) score tensor.  Here the row maxima, the shift,
 one flat exp pass, the row sums and the scaling run in one call (~0.45 ms).
 
-The exp is ``exp32``: ``2^n * p(r)`` with ``n = round(a / ln 2)``, ``r = a - n ln 2``
-(Cody-Waite, two float32 constants) and ``p`` the degree-7 Taylor polynomial, all in
-float32 lanes that LLVM vectorises (8 at a time with AVX2); ``2^n`` is built from its
-bits (``_bits_f32``, a bit cast).  It is within 1 ulp of the exact exp over float32's
-normal range (numpy's float32 exp: ~2.4 ulp), gives subnormals as a correctly scaled
-product, 0 below -104, and NaN for NaN; arguments below -104 never reach the polynomial
-(their lanes compute exp(0), so no subnormal arithmetic slows them down).  Softmax
-values therefore agree with numpy's passes to within a few float32 ulps (tested), not
-to the bit.  NaN and infinities behave as numpy's passes: a NaN or ``+inf`` entry, or a
+The exp is ``fast_exp.exp32`` (float32 lanes, within 1 ulp; numpy's float32 exp is
+~2.4 ulp), so softmax values agree with numpy's passes to within a few float32 ulps
+(tested), not to the bit.  NaN and infinities behave as numpy's passes: a NaN or ``+inf`` entry, or a
 row of ``-inf``, gives a row of NaN.
 
 Rows are summed in float64 (vectorised partial sums), then scaled by the float32
 reciprocal of the sum.  ``prange`` twins run above ``PARALLEL_MIN`` elements.  Imported at the
 first call; compiled code is cached on disk.
 """
-import math
-
 import numpy as np
-from llvmlite import ir
-from numba import njit, prange, types
-from numba.extending import intrinsic
+from numba import njit, prange
+
+from .fast_exp import exp32
 
 PARALLEL_MIN = 1 << 16
-_f32 = np.float32
-_LOG2E = _f32(1.4426950408889634)
-_SHIFT = _f32(12582912.0)              # 1.5 * 2**23: t + SHIFT - SHIFT rounds t to an integer
-_LN2_HI = _f32(0.693359375)            # ln 2 in two parts (the first exact in 9 bits)
-_LN2_LO = _f32(-2.12194440e-4)
-_C2, _C3, _C4, _C5, _C6, _C7 = (_f32(1 / math.factorial(k)) for k in range(2, 8))
-_ONE, _ZERO = _f32(1.0), _f32(0.0)
-_LOW = _f32(-104.0)                    # exp(a) rounds to 0 in float32 below ~-103.97
-_BIAS = _f32(127 + 64)                 # 2^n is built as 2^(n+64) (a normal number for
-_MANTISSA = _f32(1 << 23)              # every n >= -150), then scaled by 2^-64
-_UNSCALE = _f32(2.0 ** -64)
-
-
-@intrinsic
-def _bits_f32(typingctx, bits):
-    """The float32 whose IEEE bits are the int32 ``bits`` (a bit cast, no conversion)."""
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.FloatType())
-    return types.float32(types.int32), codegen
-
-
-@njit(inline="always", error_model="numpy", fastmath={"contract"})
-def exp32(a):
-    """``exp(a)`` for a float32 ``a <= 0`` (or NaN), vectorisable (see the module doc)."""
-    c = a if a >= _LOW else _ZERO
-    n = (c * _LOG2E + _SHIFT) - _SHIFT
-    r = (c - n * _LN2_HI) - n * _LN2_LO
-    p = _ONE + r * (_ONE + r * (_C2 + r * (_C3 + r * (_C4 + r * (_C5 + r * (_C6 + r * _C7))))))
-    e = p * _bits_f32(np.int32((n + _BIAS) * _MANTISSA)) * _UNSCALE
-    return a if a != a else (e if a >= _LOW else _ZERO)
-
-
+_ONE, _ZERO = np.float32(1.0), np.float32(0.0)
 @njit(inline="always", error_model="numpy", fastmath={"reassoc", "contract"})
 def _row_sum(row):
     s = 0.0
