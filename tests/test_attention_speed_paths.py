@@ -156,3 +156,82 @@ def test_attention_op_backward_of_the_hand_written_attention_is_the_same():
     z.sum().backward()
     for a, b in zip(tensors, hand):
         np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_multihead_attention_without_weights_runs_the_attention_op_with_the_same_numbers():
+    mha = eagerad.nn.MultiheadAttention(8, 2, batch_first=True)
+    x = eagerad.tensor(RNG.standard_normal((3, 5, 8)).astype(np.float32), requires_grad=True)
+    pad = eagerad.tensor(np.array([[False] * 5, [False] * 4 + [True], [False] * 3 + [True] * 2]))
+    fast, none = mha(x, x, x, key_padding_mask=pad, need_weights=False, is_causal=True)
+    slow, weights = mha(x, x, x, key_padding_mask=pad, need_weights=True, is_causal=True)
+    assert none is None and weights.shape == (3, 5, 5)
+    np.testing.assert_allclose(fast.numpy(), slow.numpy(), rtol=1e-5, atol=1e-6)
+    g_fast = eagerad.autograd.grad(fast.sum(), x)[0]
+    g_slow = eagerad.autograd.grad(slow.sum(), x)[0]
+    np.testing.assert_allclose(g_fast.numpy(), g_slow.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_split_is_one_node_whose_gradient_joins_the_pieces():
+    x = eagerad.tensor(RNG.standard_normal((4, 9)), requires_grad=True)
+    a, b, c = x.split(3, dim=1)
+    assert a.grad_fn is b.grad_fn and a.grad_fn.name == "Split3Backward"
+    assert a._version is x._version                     # views of x
+    (a * 2 + c * 3).sum().backward()                    # b gets no gradient: zeros there
+    np.testing.assert_array_equal(x.grad.numpy(), np.repeat([[2.0] * 3 + [0.0] * 3 + [3.0] * 3], 4, 0))
+    pieces = lambda t: sum((p * (i + 1)).sin().sum() for i, p in enumerate(t.chunk(3, 1)))
+    assert gradcheck(pieces, (x,)) and gradgradcheck(pieces, (x,))
+    rows = lambda t: sum((r * r * (i + 1)).sum() for i, r in enumerate(t.unbind(0)))
+    assert gradcheck(rows, (x,)) and gradgradcheck(rows, (x,))
+    # forward mode and vmap through the op
+    from eagerad.autograd import forward_ad
+    t = RNG.standard_normal((4, 9))
+    with forward_ad.dual_level():
+        dual = forward_ad.make_dual(x.detach(), eagerad.tensor(t))
+        tangent = forward_ad.unpack_dual(dual.split([2, 7], dim=1)[1]).tangent
+    np.testing.assert_array_equal(tangent.numpy(), t[:, 2:])
+    got = eagerad.vmap(lambda r: r.split([4, 5])[1] * 2)(x)
+    np.testing.assert_array_equal(got.numpy(), x.numpy()[:, 4:] * 2)
+
+
+def test_split_pieces_see_in_place_changes_as_views_do():
+    w = eagerad.tensor(np.arange(12.0), requires_grad=True)
+    x = w * 1
+    a, b = x.split(6)
+    b.mul_(2)                                            # through a piece: x changes
+    np.testing.assert_array_equal(x.detach().numpy()[6:], np.arange(6.0, 12.0) * 2)
+    (x * x).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), np.r_[2 * np.arange(6.0), 8 * np.arange(6.0, 12.0)])
+    w.grad = None
+    x = w * 1
+    a, b = x.split(6)
+    y = a * a                                            # saves a
+    x.add_(1)                                            # a is a view of x: a's value moved
+    with pytest.raises(RuntimeError, match="inplace"):
+        y.sum().backward()
+    x = w * 1
+    a, b = x.split(6)
+    y = (a * 3).sum()                                    # the split node saves nothing
+    x.add_(1)
+    y.backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [3.0] * 6 + [0.0] * 6)
+
+
+def test_linear_with_bias_is_one_node_with_the_linear_numbers():
+    x = eagerad.tensor(RNG.standard_normal((2, 5, 3)), requires_grad=True)
+    w = eagerad.tensor(RNG.standard_normal((4, 3)), requires_grad=True)
+    b = eagerad.tensor(RNG.standard_normal(4), requires_grad=True)
+    y = F.linear(x, w, b)
+    assert y.grad_fn.name == "LinearBiasBackward"
+    np.testing.assert_allclose(y.numpy(), x.numpy() @ w.numpy().T + b.numpy(), rtol=1e-12)
+    fn = lambda x, w, b: (F.linear(x, w, b) ** 2).sum()
+    assert gradcheck(fn, (x, w, b)) and gradgradcheck(fn, (x, w, b))
+
+
+def test_embedding_gradient_adds_rows_as_torch():
+    w = RNG.standard_normal((7, 3)).astype(np.float32)
+    idx = RNG.integers(0, 7, (4, 6))
+    g = RNG.standard_normal((4, 6, 3)).astype(np.float32)
+    we, wt = eagerad.tensor(w, requires_grad=True), torch.tensor(w, requires_grad=True)
+    F.embedding(eagerad.tensor(idx), we).backward(eagerad.tensor(g))
+    torch.nn.functional.embedding(torch.tensor(idx), wt).backward(torch.tensor(g))
+    np.testing.assert_allclose(we.grad.numpy(), wt.grad.numpy(), rtol=1e-6, atol=1e-6)
