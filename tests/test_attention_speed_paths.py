@@ -6,6 +6,7 @@ import torch
 
 import eagerad
 import eagerad.nn.functional as F
+import eagerad.torch
 from eagerad.autograd import gradcheck, gradgradcheck
 from eagerad.backend.cpu import attention_kernels as K
 from eagerad.backend.cpu import fused
@@ -235,3 +236,25 @@ def test_embedding_gradient_adds_rows_as_torch():
     F.embedding(eagerad.tensor(idx), we).backward(eagerad.tensor(g))
     torch.nn.functional.embedding(torch.tensor(idx), wt).backward(torch.tensor(g))
     np.testing.assert_allclose(we.grad.numpy(), wt.grad.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name,kw", [
+    ("AdamW", {"weight_decay": 0.1, "maximize": True, "foreach": True}),
+    ("AdamW", {"weight_decay": 0.1, "amsgrad": True, "fused": True, "capturable": False}),
+    ("Adam", {"weight_decay": 0.05, "maximize": True, "foreach": False}),
+    ("SGD", {"momentum": 0.9, "nesterov": True, "weight_decay": 0.01, "maximize": True,
+             "foreach": True}),
+])
+def test_optimizers_take_torchs_switches_and_give_its_numbers(name, kw):
+    w0 = RNG.standard_normal((3, 4)).astype(np.float32)
+    grads = [RNG.standard_normal((3, 4)).astype(np.float32) for _ in range(4)]
+    we, wt = eagerad.nn.Parameter(eagerad.tensor(w0)), torch.nn.Parameter(torch.tensor(w0))
+    oe = getattr(eagerad.torch.optim, name)([we], lr=0.05, **kw)
+    ot = getattr(torch.optim, name)([wt], lr=0.05, **kw)
+    for g in grads:
+        we.grad, wt.grad = eagerad.tensor(g), torch.tensor(g)
+        oe.step()
+        ot.step()
+    np.testing.assert_allclose(we.detach().numpy(), wt.detach().numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(NotImplementedError, match="differentiable"):
+        getattr(eagerad.torch.optim, name)([we], lr=0.05, differentiable=True)
