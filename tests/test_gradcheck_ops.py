@@ -58,9 +58,9 @@ def _build(name, i):
 
 def _real_pairs(out):
     """A complex result as the real tensor of its (real, imaginary) pairs, several results
-    of which any is complex as one real vector: finite differences then see both parts."""
+    as one real vector: finite differences then see both parts, and every output."""
     outs = out if isinstance(out, tuple) else (out,)
-    if not any(o.dtype.kind == "c" for o in outs):
+    if not isinstance(out, tuple) and out.dtype.kind != "c":
         return out
     from eagerad.ops.complex_ops import view_as_real
     parts = [(view_as_real(o) if o.dtype.kind == "c" else o).reshape(-1) for o in outs]

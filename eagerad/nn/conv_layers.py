@@ -777,7 +777,15 @@ class MultiheadAttention(Cell):
             elif m.ndim == 3:
                 m = m.reshape(n, self.num_heads, length, s)
             bias = bias + (np.where(m, -np.inf, 0.0) if m.dtype == bool else m)
-        scores = ops.matmul(q, k.swapaxes(-1, -2)) * (1.0 / math.sqrt(e // self.num_heads))
+        scale = 1.0 / math.sqrt(e // self.num_heads)
+        if not need_weights and not (self.training and self.dropout > 0):
+            # the weights stay inside: one attention op (ops/attention.py), the same numbers
+            from ..ops.attention import scaled_dot_product_attention
+            out = scaled_dot_product_attention(q, k, v, Tensor(bias, dtype=q.dtype, device=q.device),
+                                               scale=scale)
+            out = self.out_proj(out.transpose(2, 0, 1, 3).reshape(length, n, e))
+            return (out.swapaxes(0, 1) if self.batch_first else out), None
+        scores = ops.matmul(q, k.swapaxes(-1, -2)) * scale
         weights = ops.softmax(scores + Tensor(bias, dtype=scores.dtype, device=scores.device), -1)
         if self.training and self.dropout > 0:
             weights = lf.dropout(weights, self.dropout)

@@ -338,6 +338,20 @@ def _state_array(state, key, value):
     return value
 
 
+def _torch_options(name, maximize, foreach, capturable, differentiable, fused):
+    """PyTorch's implementation switches (``foreach``, ``fused``, ``capturable``): accepted,
+    one implementation runs whichever is asked for (the same numbers); ``maximize`` ascends
+    (the gradient's sign flipped first); ``differentiable=True`` (a graph through the step)
+    is refused.  Returns the group entries they make."""
+    if differentiable:
+        raise NotImplementedError(f"{name}: differentiable=True (autograd through the update) "
+                                  "is not supported; the step runs on bare arrays")
+    for option, value in (("foreach", foreach), ("capturable", capturable), ("fused", fused)):
+        if value not in (None, True, False):
+            raise TypeError(f"{name}: {option} must be a bool or None, got {value!r}")
+    return {"maximize": bool(maximize)}
+
+
 def _is_schedule(lr):
     """A MindSpore dynamic learning rate: a list/array of per-step values or a schedule."""
     if isinstance(lr, Tensor):
@@ -372,7 +386,8 @@ class SGD(Optimizer):
     """
 
     def __init__(self, params, learning_rate=None, momentum=0.0, dampening=0.0,
-                 weight_decay=0.0, nesterov=False, loss_scale=1.0, lr=None):
+                 weight_decay=0.0, nesterov=False, loss_scale=1.0, lr=None, *, maximize=False,
+                 foreach=None, differentiable=False, fused=None):
         momentum = _number("momentum", momentum)
         dampening = _number("dampening", dampening)
         if nesterov and (momentum == 0.0 or dampening != 0.0):
@@ -381,6 +396,7 @@ class SGD(Optimizer):
         defaults = {"lr": _choose("learning_rate", learning_rate, "lr", lr, 0.1),
                     "momentum": momentum, "dampening": dampening,
                     "weight_decay": weight_decay, "nesterov": bool(nesterov)}
+        defaults.update(_torch_options("SGD", maximize, foreach, None, differentiable, fused))
         super().__init__(params, defaults, loss_scale)
 
     def update(self, p, g, state, group):
@@ -391,6 +407,8 @@ class SGD(Optimizer):
         >>> opt.update(p, eagerad.tensor([1.0]), {}, opt.param_groups[0]), p.tolist()   # g + wd p = 2
         (None, [0.0])
         """
+        if group.get("maximize"):
+            g = -g
         if group["weight_decay"]:
             g = g + p * group["weight_decay"]
         momentum = group["momentum"]
@@ -412,6 +430,8 @@ class SGD(Optimizer):
         ([0.5], [1.0])
         """
         data = p._data
+        if group.get("maximize"):
+            g = -g
         if group["weight_decay"]:
             g = g + data * group["weight_decay"]
         momentum = group["momentum"]
@@ -474,8 +494,11 @@ class Adam(Optimizer):
 
     def __init__(self, params, learning_rate=None, beta1=None, beta2=None, eps=1e-8,
                  weight_decay=None, loss_scale=1.0, lr=None, betas=None, amsgrad=False,
-                 use_amsgrad=None):
+                 use_amsgrad=None, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
         defaults = _betas(learning_rate, lr, 1e-3, beta1, beta2, betas)
+        defaults.update(_torch_options(type(self).__name__, maximize, foreach, capturable,
+                                       differentiable, fused))
         defaults.update(eps=_number("eps", eps), amsgrad=bool(amsgrad or use_amsgrad),
                         weight_decay=self.default_weight_decay if weight_decay is None
                         else weight_decay)
@@ -492,6 +515,8 @@ class Adam(Optimizer):
         """
         lr, wd, b1, b2 = group["lr"], group["weight_decay"], group["beta1"], group["beta2"]
         t = state["step"] = state.get("step", 0) + 1
+        if group.get("maximize"):
+            g = -g
         if wd and self.decoupled:
             p = p * (1.0 - lr * wd)
         elif wd:
@@ -523,6 +548,8 @@ class Adam(Optimizer):
         t = state["step"] = state.get("step", 0) + 1
         data = p._data
         src = data
+        if group.get("maximize"):
+            g = -g
         if wd and self.decoupled:
             src = data * (1.0 - lr * wd)
         elif wd:

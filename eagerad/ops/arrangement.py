@@ -26,6 +26,7 @@ from .math import as_tensor, where
 from .registry import METHODS, OPS, Case, U, defop, export
 from .shape import (ViewKind, _index_arrays, broadcast_to, concat, expand_dims, getitem,
                     index_add, normalize_axis, reshape, track_view, transpose)
+from .split_views import split_pieces
 
 
 def _given(name, default=None, **spellings):
@@ -74,7 +75,9 @@ def _pieces(name, x, sizes, axis):
     if any(s < 0 for s in sizes) or sum(sizes) != n:
         raise ValueError(f"{name}: piece sizes {list(sizes)} must be >= 0 and add up to "
                          f"{n}, the size of axis {axis} (shape {x.shape})")
-    return _slices(name, x, _bounds(sizes), axis)
+    if x.ndim == 0:
+        raise ValueError(f"{name}: a 0-d tensor cannot be split")
+    return split_pieces(x, normalize_axis(axis, x.ndim)[0], _bounds(sizes))
 
 
 @export(methods=("split",))
@@ -205,7 +208,7 @@ def unbind(input, dim=0):
     x = as_tensor(input)
     axis = normalize_axis(dim, max(x.ndim, 1), "dim")[0]
     rest = x.shape[:axis] + x.shape[axis + 1:]
-    return tuple(reshape(p, rest) for p in _slices("unbind", x, range(x.shape[axis] + 1), axis))
+    return tuple(reshape(p, rest) for p in split_pieces(x, axis, range(x.shape[axis] + 1)))
 
 # ------------------------------------------------------------ flip / roll
 

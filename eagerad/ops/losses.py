@@ -31,7 +31,7 @@ from .nn_ops import REDUCTIONS, classes_last, log_softmax, one_hot, reduce_loss,
 from .reduction import logsumexp
 from .registry import Case, U, defop, export, move_batch
 from .indexing import take
-from .shape import stack
+from .shape import getitem, stack
 
 # ----------------------------------------------------------------- layers' maths
 
@@ -48,6 +48,10 @@ def linear(input, weight, bias=None):
     if weight.ndim not in (1, 2) or x.ndim == 0 or x.shape[-1] != weight.shape[-1]:
         raise ValueError(f"linear: input of shape {x.shape} and weight of shape {weight.shape} "
                          "do not match: the weight is (out_features, in_features)")
+    if weight.ndim == 2 and isinstance(bias, Tensor) and bias.ndim == 1 \
+            and bias.dtype == x.dtype == weight.dtype and bias.shape[0] == weight.shape[0] \
+            and bias.device == x.device:
+        return _linear_bias(x, weight, bias)       # one node for the product and the bias
     out = _linear(x, weight) if weight.ndim == 2 else matmul(x, weight)
     return out if bias is None else out + as_tensor(bias, out).astype(out.dtype)
 
@@ -109,6 +113,45 @@ _linear = defop("linear", _linear_forward,
                        Case(U(0, 3), U(2, 3)), Case(U(3, 0), U(2, 0))])
 
 
+
+# ``x @ w.T + b`` as one op: the product's rules for x and w, the row sum of g for b (the
+# very backend calls of ``linear`` followed by an ``add``: the same numbers, one node)
+
+
+def _linear_bias_forward(B, x, w, b):
+    return B.inplace("add", _linear_forward(B, x, w), b)
+
+
+def _bias_grad(g, ans, x, w, b):
+    return g.sum(axis=tuple(range(g.ndim - 1))) if g.ndim > 1 else g
+
+
+def _bias_fast(B, g, ans, x, w, b):
+    return B.reduce("sum", g, tuple(range(g.ndim - 1)), False) if g.ndim > 1 else g
+
+
+def _linear_bias_batch(args, bdims):
+    """vmap: the product's batching rule, then the bias (batched: one row per sample)."""
+    out, _ = _linear_batch(args[:2], bdims[:2])
+    b = args[2]
+    if bdims[2] is not None:
+        b = move_batch(b, bdims[2]) if bdims[2] else b
+        b = b.reshape((b.shape[0],) + (1,) * (out.ndim - 2) + (b.shape[1],))
+    return out + b, 0
+
+
+_linear_bias = defop(
+    "linear_bias", _linear_bias_forward,
+    vjp=(lambda g, ans, x, w, b: _linear_grad_x(g, ans, x, w),
+         lambda g, ans, x, w, b: _linear_grad_w(g, ans, x, w), _bias_grad),
+    fast=(lambda B, g, ans, x, w, b: _linear_fast_x(B, g, ans, x, w),
+          lambda B, g, ans, x, w, b: _linear_fast_w(B, g, ans, x, w), _bias_fast),
+    jvp=(lambda t, ans, x, w, b: _linear(t, w), lambda t, ans, x, w, b: _linear(x, t),
+         lambda t, ans, x, w, b: t),
+    saves={0: (1,), 1: (0,), 2: ()}, batch=_linear_bias_batch,
+    cases=[Case(U(4, 3), U(2, 3), U(2)), Case(U(3), U(2, 3), U(2)),
+           Case(U(2, 5, 3), U(4, 3), U(4)), Case(U(0, 3), U(2, 3), U(2))])
+
 @export
 def dropout(input, p=0.5, training=True):
     """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)`` when
@@ -145,7 +188,10 @@ def embedding(input, weight, padding_idx=None, scale_grad_by_freq=False):
         raise ValueError(f"embedding: weight must be (num_embeddings, dim), got {weight.shape}")
     n = weight.shape[0]
     _check_range("embedding", idx, 0, n, f"indices must lie in [0, {n})")
-    rows = take(weight, idx, 0)     # (not weight[idx]: its vmap rule is wrong for a batched idx)
+    if batching.levels:             # (not weight[idx]: its vmap rule is wrong for a batched idx)
+        rows = take(weight, idx, 0)
+    else:                           # one getitem: its gradient adds whole rows (one Numba pass)
+        rows = getitem(weight, (idx,))
     if scale_grad_by_freq:
         rows = _scaled_by_frequency(rows, idx)
     if padding_idx is None:
@@ -503,34 +549,15 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None):
     """``softmax(q k^T * scale + mask) v`` over the last two axes (PyTorch's
-    ``F.scaled_dot_product_attention``): a boolean ``attn_mask`` keeps the True
-    positions, a float one is added; ``is_causal`` hides later keys; ``dropout_p``
-    drops attention weights.
+    ``F.scaled_dot_product_attention``): ``ops/attention.py`` holds it (one op where it
+    applies, the composition of ops otherwise).
 
     >>> q = eagerad.ones(1, 2, 4)
     >>> scaled_dot_product_attention(q, q, eagerad.tensor([[[1.0], [3.0]]]), is_causal=True).tolist()
     [[[1.0], [2.0]]]
     """
-    q, k, v = _floats("scaled_dot_product_attention", query, key, value)
-    if q.ndim < 2 or k.ndim < 2 or q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
-        raise ValueError(f"scaled_dot_product_attention: query {q.shape}, key {k.shape} and "
-                         f"value {v.shape} must be (..., L, E), (..., S, E), (..., S, Ev)")
-    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
-    scores = matmul(q, k.swapaxes(-1, -2)) * scale
-    if is_causal:
-        if attn_mask is not None:
-            raise ValueError("scaled_dot_product_attention: give attn_mask or is_causal, not both")
-        attn_mask = Tensor(np.tril(np.ones(scores.shape[-2:], bool)), device=q.device)
-    if attn_mask is not None:
-        mask = as_tensor(attn_mask, q)
-        if mask.dtype == dt.bool_:
-            scores = where(mask, scores, float("-inf"))
-        else:
-            scores = scores + mask.astype(scores.dtype)
-    weights = softmax(scores, -1)
-    if dropout_p > 0.0:
-        weights = dropout(weights, dropout_p, training=True)
-    return matmul(weights, v)
+    from .attention import scaled_dot_product_attention as attention
+    return attention(query, key, value, attn_mask, dropout_p, is_causal, scale)
 
 
 def one_hot_long(tensor, num_classes=-1):

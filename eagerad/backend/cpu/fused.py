@@ -250,8 +250,9 @@ def layer_norm_backward(g, x, w, eps):
 
 
 def softmax_inplace(x, axis):
-    """``softmax(x, axis)`` (the same numbers to the bit) with the shift, exp and division
-    done in one pooled output buffer instead of three fresh arrays.
+    """``softmax(x, axis)`` with the shift, exp and division done in one pooled output
+    buffer instead of three fresh arrays (the same numbers to the bit); float32 rows along
+    the last axis run ``attention_kernels.softmax_last`` instead (within a few ulps).
 
     >>> softmax_inplace(np.array([0.0, np.log(3.0)]), 0)
     array([0.25, 0.75])
@@ -259,6 +260,11 @@ def softmax_inplace(x, axis):
     if x.dtype.char not in "fd" or x.size == 0:      # (an empty axis: nothing to normalise)
         from . import softmax
         return softmax(x, axis)
+    if axis == x.ndim - 1 and x.dtype.char == "f":   # float32 rows: one Numba call
+        from .attention_kernels import softmax_last
+        out = softmax_last(x)
+        if out is not None:
+            return out
     out = pool.empty(x.shape, x.dtype)
     np.subtract(x, np.max(x, axis=axis, keepdims=True), out=out)
     np.exp(out, out=out)
@@ -276,6 +282,11 @@ def softmax_backward(g, ans, axis):
         from . import binary, reduce
         return binary("mul", ans, binary("sub", g, reduce("sum", binary("mul", g, ans), (axis,),
                                                            True)))
+    if axis == ans.ndim - 1 and g.dtype.char == "f":  # float32 rows: one Numba call
+        from .attention_kernels import softmax_last_backward
+        out = softmax_last_backward(g, ans)
+        if out is not None:
+            return out
     out = pool.empty(np.broadcast_shapes(g.shape, ans.shape), g.dtype)
     np.multiply(g, ans, out=out)
     total = np.sum(out, axis=axis, keepdims=True)
@@ -346,3 +357,26 @@ def gelu_backward(g, x, approximate):
         return None
     from .activation_kernels import gelu_backward as kernel
     return kernel(g.reshape(-1), x.reshape(-1), approximate != "none").reshape(x.shape)
+
+
+def attention_forward(q, k, v, scale, mask):
+    """``attention_kernels.attention_forward``: scaled dot-product attention in one call.
+
+    >>> attention_forward(np.ones((1, 2)), np.ones((3, 2)), np.ones((3, 1)), 1.0, None).tolist()
+    [[1.0]]
+    """
+    from .attention_kernels import attention_forward
+    return attention_forward(q, k, v, scale, mask)
+
+
+def attention_backward(g, q, k, v, scale, mask):
+    """``attention_kernels.attention_backward``: (dq, dk, dv) of the attention.
+
+    >>> [a.shape for a in attention_backward(np.ones((1, 1)), np.ones((1, 2)), np.ones((3, 2)), np.ones((3, 1)), 1.0, None)]
+    [(1, 2), (3, 2), (3, 1)]
+    """
+    from .attention_kernels import attention_backward
+    return attention_backward(g, q, k, v, scale, mask)
+
+
+__all__ += ["attention_forward", "attention_backward"]

@@ -148,3 +148,17 @@ def conv2d_gemm_grad_input(g, w, size, geometry):
 def conv2d_gemm_grad_weight(g, x, shape, geometry):
     """``cpu.fused.conv2d_gemm_grad_weight`` through the host."""
     return _host(lambda a, c: _cpu.conv2d_gemm_grad_weight(a, c, shape, geometry), g, x)
+
+
+def attention_forward(q, k, v, scale, mask):
+    """``cpu.fused.attention_forward`` through the host (``ops/attention.py`` sends CUDA
+    tensors through its op-by-op composition, which has kernels here)."""
+    return _host(lambda a, b, c: _cpu.attention_forward(a, b, c, scale, mask), q, k, v)
+
+
+def attention_backward(g, q, k, v, scale, mask):
+    """``cpu.fused.attention_backward`` through the host."""
+    return _host(lambda a, b, c, d: _cpu.attention_backward(a, b, c, d, scale, mask), g, q, k, v)
+
+
+__all__ += ["attention_forward", "attention_backward"]
