@@ -321,7 +321,11 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
     buffers, leaf_grads, root_nodes = _seed(outputs, seeds, _add_arrays, True)
 
     order = _collect(root_nodes)
-    need, skips = _plan(order, capture) if capture is not None else (None, _NO_SKIPS)
+    if capture is None:
+        _walk_arrays(order, buffers, leaf_grads, retain_graph, face)
+        return _finish_leaves({leaf: Tensor._make(g, leaf._device, face=leaf._face)
+                               for leaf, g in leaf_grads.items()}, None, {}, False)
+    need, skips = _plan(order, capture)
     captured = {}
     pop = buffers.pop
     for node in reversed(order):
@@ -331,19 +335,22 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
         if node.pre_hooks is not None or node.retained is not None:
             grads = [None if g is None else g._data
                      for g in _node_hooks(node, _wrap(grads, node.device, face), False)]
-        if capture is not None and node in capture:
+        if node in capture:
             for idx in capture[node]:
                 g = grads[idx]
                 captured[(node, idx)] = None if g is None else Tensor._make(g, node.device,
                                                                             face=face)
-        if need is not None and node not in need:
+        if node not in need:
             continue
         op = node.op
         if op is not None and node.n_outputs == 1:
-            if need is not None and node in skips:
+            if node in skips:
                 in_grads = op.array_backward(node, grads[0], skips[node])
             else:
-                in_grads = op.array_backward(node, grads[0])
+                lean = node.lean
+                in_grads = lean(node, grads[0]) if lean is not None else None
+                if in_grads is None:
+                    in_grads = op.array_backward(node, grads[0])
         else:                   # a custom Function or a node of several outputs: on Tensors
             inputs, outs = node.unpack()
             in_grads = [g._data if isinstance(g, Tensor) else None for g in
@@ -354,6 +361,58 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
 
     return _finish_leaves({leaf: Tensor._make(g, leaf._device, face=leaf._face)
                            for leaf, g in leaf_grads.items()}, capture, captured, False)
+
+
+def _walk_arrays(order, buffers, leaf_grads, retain_graph, face):
+    """``_run_arrays``'s walk when no input is captured (``backward()``): every node with a
+    gradient runs, a node of a registry op through its lean backward (``node.lean``, made
+    for its op and call shape by ``eagerad.ops.lean``) where it has one and it applies,
+    else through ``op.array_backward``; freeing and delivering are inlined (once per
+    node).  The same calls, in the same order, as the general walk."""
+    pop = buffers.pop
+    get = buffers.get
+    for node in reversed(order):
+        grads = pop(node, None)
+        if grads is None:       # every path into this node carried no gradient
+            continue
+        if node.pre_hooks is not None or node.retained is not None:
+            grads = [None if g is None else g._data
+                     for g in _node_hooks(node, _wrap(grads, node.device, face), False)]
+        lean = node.lean
+        if lean is not None:
+            in_grads = lean(node, grads[0])
+            if in_grads is None:
+                in_grads = node.op.array_backward(node, grads[0])
+        elif node.op is not None and node.n_outputs == 1:
+            in_grads = node.op.array_backward(node, grads[0])
+        else:                   # a custom Function or a node of several outputs: on Tensors
+            inputs, outs = node.unpack()
+            in_grads = [g._data if isinstance(g, Tensor) else None for g in
+                        node.backward_fn(_wrap(grads, node.device, face), inputs, outs)]
+        if not retain_graph and (node.saved_versions or node.out_data is not None):
+            node.released = True       # ``node.release()``, inlined
+            node.inputs = node.backward_fn = None
+            node.saved_versions = ()
+            node.out_data = node.out_version = None
+            if node.out_tangents is not None:
+                node.out_tangents = None
+        for edge, g in zip(node.next, in_grads):      # ``_send``, inlined
+            if g is None or edge is None:
+                continue
+            target = edge[0]
+            if type(target) is Node:
+                buf = get(target)
+                if buf is None:
+                    if target.n_outputs == 1:
+                        buffers[target] = [g]
+                    else:
+                        buf = buffers[target] = [None] * target.n_outputs
+                        buf[edge[1]] = g
+                else:
+                    idx = edge[1]
+                    buf[idx] = _add_arrays(buf[idx], g, target.device)
+            else:
+                leaf_grads[target] = _add_arrays(leaf_grads.get(target), g, target._device)
 
 
 def _finish_leaves(leaf_grads, capture, captured, create_graph):

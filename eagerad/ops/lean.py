@@ -1,0 +1,341 @@
+"""Per-op fast paths, made from an op's stanza the first time the op is used.
+
+Most calls of an op have one shape: one or two operands, a Tensor on the CPU (and a
+Tensor or a Python number), no keywords, no vmap or forward-mode level, no tracer.
+For those, ``appliers(op)`` makes ``op.apply1(x)`` / ``op.apply2(x, y)``: the kernel
+runs (for a declared ``kernel=`` on small float32/float64 arrays, the backend's own
+numpy function, called directly), the result is made and the node recorded inline.
+Each recorded node carries a backward on bare arrays generated for its op and call
+shape (``lean_backward``): which operands were saved, which need a gradient, whether
+the output is read.  It checks the saved versions and runs the op's array rules
+(``fast=``); where any of its conditions fails it returns None and the engine runs the
+op's general array backward (``op.array_backward``), which raises the usual errors or
+falls back to the differentiable rules.  Everything else (keywords, views, several
+outputs, other devices, hooks, ``create_graph``, anomaly mode, forward AD, vmap) takes
+the general path, which is always right: these paths make no number of their own.
+
+Nothing here runs at import: an op's appliers and backwards are made on its first call.
+
+>>> x = eagerad.tensor([0.5, 1.0], requires_grad=True)
+>>> y = OPS['sin'].apply1(x); y.grad_fn.lean is not None
+True
+>>> y.grad_fn.lean(y.grad_fn, np.ones(2, np.float32)) [0].tolist() == np.cos([0.5, 1.0]).astype(np.float32).tolist()
+True
+"""
+import warnings
+
+import numpy as np
+
+from .. import backend
+from ..autograd import batching, forward_ad
+from ..autograd.anomaly import anomaly, creation_trace
+from ..autograd.grad_mode import state as grad_state
+from ..autograd.node import Node, _sequence
+from ..device import CPU
+from ..tensor import Tensor
+from . import registry
+from .registry import OPS, PerArg, Unsaved, _backend, _backends, _sum_to_array, apply  # noqa: F401
+
+_new = object.__new__
+_ndarray = np.ndarray
+_asarray = np.asarray
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+# NaN/inf results pass silently, as from the backend's own calls of these functions
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=__name__)
+
+
+def small_kernel(op):
+    """``(function, limit)``: the array function that the CPU backend's ``unary``/``binary``
+    call of ``op``'s declared ``kernel`` runs on float32/float64 arrays of fewer than
+    ``limit`` elements (and Python numbers), or None (no kernel declared, or one the
+    backend treats specially: ``pow``'s integer powers).
+
+    >>> small_kernel(OPS['sin'])[0] is np.sin, small_kernel(OPS['matmul'])
+    (True, None)
+    """
+    if op.kernel is None:
+        return None
+    kind, name = op.kernel
+    B = backend.get("cpu")
+    fn = (B.UNARY if kind == "unary" else B.BINARY).get(name)
+    if fn is None or kind == "binary" and name == "pow":
+        return None
+    return fn, B._POOL_ITEMS
+
+
+def _edge(t):
+    fn = t.grad_fn
+    return (fn, t._out_index) if fn is not None else (t, 0)
+
+
+def _unsaved(t, data, dev):
+    """``Unsaved(t)`` for a numpy ``data`` (its shape is a tuple), built field by field."""
+    u = _new(Unsaved)
+    u.shape = data.shape
+    u.dtype = data.dtype
+    u._device = dev
+    u._requires_grad = t._requires_grad
+    return u
+
+
+def appliers(op):
+    """``(apply1, apply2)`` of ``op`` (see the module docstring); ``apply`` where the op
+    has several outputs, makes views or moves devices.
+
+    >>> a1, a2 = appliers(OPS['mul']); a2(eagerad.tensor([2.0]), 3.0).tolist()
+    [6.0]
+    """
+    def general1(x):
+        return apply(op, (x,), {})
+
+    def general2(x, y):
+        return apply(op, (x, y), {})
+    if op.n_outputs != 1 or op.view or op.moves_device:
+        return general1, general2
+    forward, name, bfn, save_output = op.forward, op.node_name, op.backward_fn, op.save_output
+    vjp = op.vjp
+    rule0 = len(vjp) > 0 and vjp[0] is not None
+    rule1 = len(vjp) > 1 and vjp[1] is not None
+    kernel = small_kernel(op)
+    uf, limit = kernel if kernel is not None else (None, 0)
+    blevels, flevels = batching.levels, forward_ad.levels
+    reg = registry
+    seq = _sequence
+
+    def keeps(wanted):       # which of the two operands the node keeps (others: ``Unsaved``)
+        saves = op.saves
+        if saves is None:
+            return (True, True)
+        if type(saves) is dict:
+            saves = frozenset(j for i, s in saves.items() if wanted >> i & 1 for j in s)
+        return (0 in saves, 1 in saves)
+    keep_x = keeps(1)[0]
+    plans = {w: keeps(w) for w in (1, 2, 3)}
+    # the lean backward of each call shape, made at its first record:
+    # index 0 for apply1; wanted + 4 * (y is a number) for apply2
+    made = {}
+
+    def lean_for(key, spec):
+        bw = made.get(key, made)
+        if bw is made:
+            bw = made[key] = lean_backward(op, spec, save_output)
+        return bw
+
+    def apply1(x):
+        if type(x) is not Tensor or blevels or flevels or reg._trace is not None:
+            return apply(op, (x,), {})
+        dev = x._device
+        xd = x._data
+        cpu = type(xd) is _ndarray and (dev is CPU or dev.type == "cpu")
+        if cpu and uf is not None and xd.size < limit and ((dt := xd.dtype) is _F32 or dt is _F64):
+            out = uf(xd)
+            if type(out) is not _ndarray:
+                out = _asarray(out)
+        else:
+            out = forward(_backends.get(dev.type) or _backend(dev), xd)
+        t = _new(Tensor)
+        t._data = out
+        t._device = dev
+        t._requires_grad = False
+        t.grad_fn = None
+        t._version = [0]
+        t._face = x._face
+        if x._requires_grad and rule0 and grad_state.enabled:
+            node = _new(Node)
+            node.name = name
+            node.op = op
+            node.backward_fn = bfn
+            fn = x.grad_fn
+            node.next = ((fn, x._out_index) if fn is not None else (x, 0),)
+            if keep_x:
+                version = x._version
+                node.inputs = (x,)
+                node.saved_versions = ((x, version, version[0]),)
+            else:
+                node.inputs = (_unsaved(x, xd, dev) if cpu else Unsaved(x),)
+                node.saved_versions = ()
+            node.device = dev
+            if save_output:
+                node.out_data = (out,)
+                node.out_version = ((t._version, 0),)
+            else:
+                node.out_data = node.out_version = None
+            node.seq = next(seq)
+            node.released = False
+            node.lean = (made[0] if 0 in made else lean_for(0, ("S+" if keep_x else "U+",))) \
+                if cpu else None
+            if anomaly.enabled:
+                node.trace = creation_trace()
+            t.grad_fn = node
+            t._requires_grad = True
+        return t
+
+    def apply2(x, y):
+        if type(x) is not Tensor or blevels or flevels or reg._trace is not None:
+            return apply(op, (x, y), {})
+        dev = x._device
+        xd = x._data
+        ty = type(y)
+        if ty is Tensor or isinstance(y, Tensor):
+            if y._device is not dev and y._device != dev:
+                return apply(op, (x, y), {})     # raises, naming the argument
+            yd = y._data
+            y_wants = y._requires_grad and rule1
+            number = False
+            small = type(yd) is _ndarray and yd.size < limit and \
+                ((dt := yd.dtype) is _F32 or dt is _F64)
+        else:
+            yd = y
+            y_wants = False
+            number = True
+            small = ty is float or ty is int
+        cpu = type(xd) is _ndarray and (dev is CPU or dev.type == "cpu")
+        if cpu and small and uf is not None and xd.size < limit and \
+                ((dt := xd.dtype) is _F32 or dt is _F64):
+            out = uf(xd, yd)
+            if type(out) is not _ndarray:
+                out = _asarray(out)
+        else:
+            out = forward(_backends.get(dev.type) or _backend(dev), xd, yd)
+        t = _new(Tensor)
+        t._data = out
+        t._device = dev
+        t._requires_grad = False
+        t.grad_fn = None
+        t._version = [0]
+        t._face = x._face
+        x_wants = x._requires_grad and rule0
+        if (x_wants or y_wants) and grad_state.enabled:
+            wanted = (1 if x_wants else 0) | (2 if y_wants else 0)
+            keep0, keep1 = plans[wanted]
+            node = _new(Node)
+            if keep0:
+                version = x._version
+                saved = ((x, version, version[0]),)
+                in0 = x
+                s0 = "S+" if x_wants else "S-"
+            else:
+                saved = ()
+                in0 = _unsaved(x, xd, dev) if cpu else Unsaved(x)
+                s0 = "U+" if x_wants else "U-"
+            if number:
+                in1 = y
+                s1 = "N"
+            elif keep1:
+                version = y._version
+                saved += ((y, version, version[0]),)
+                in1 = y
+                s1 = "S+" if y_wants else "S-"
+            else:
+                in1 = _unsaved(y, yd, dev) if cpu and type(yd) is _ndarray else Unsaved(y)
+                s1 = "U+" if y_wants else "U-"
+            node.name = name
+            node.op = op
+            node.backward_fn = bfn
+            node.next = (_edge(x) if x_wants else None, _edge(y) if y_wants else None)
+            node.inputs = (in0, in1)
+            node.saved_versions = saved
+            node.device = dev
+            if save_output:
+                node.out_data = (out,)
+                node.out_version = ((t._version, 0),)
+            else:
+                node.out_data = node.out_version = None
+            node.seq = next(seq)
+            node.released = False
+            if cpu:
+                key = wanted + 4 if number else wanted
+                node.lean = made[key] if key in made else lean_for(key, (s0, s1))
+            else:
+                node.lean = None
+            if anomaly.enabled:
+                node.trace = creation_trace()
+            t.grad_fn = node
+            t._requires_grad = True
+        return t
+    return apply1, apply2
+
+
+def _array_rules(op):
+    """Per operand, the op's array rule where its vjp rule exists, else None; None for
+    ops of any number of operands."""
+    fast, vjp = op.fast, op.vjp
+    if isinstance(fast, PerArg) or isinstance(vjp, PerArg):
+        return None
+    return tuple(fast[i] if i < len(fast) and vjp[i] is not None else None
+                 for i in range(len(vjp)))
+
+
+def lean_backward(op, spec, save_output):
+    """The backward on bare arrays of a node of ``op`` recorded with the call shape ``spec``
+    (per operand: ``"S"`` saved Tensor, ``"U"`` ``Unsaved``, ``"N"`` Python number; ``+`` when
+    it gets a gradient), generated as source from the stanza, or None where an operand that
+    gets a gradient has no array rule.  ``backward(node, gd)`` returns the gradient arrays
+    (None where none flows), or None where the node was freed, a saved value changed in
+    place, the arrays are complex, the operands' dtypes differ from the gradient's for
+    ``SameDtype`` rules, or a rule declines: then ``op.array_backward`` decides.
+
+    >>> bw = lean_backward(OPS['mul'], ("U+", "N"), False)
+    >>> x = eagerad.tensor([1.0], requires_grad=True); node = (x * 3.0).grad_fn
+    >>> bw(node, np.ones(1, np.float32))
+    (array([3.], dtype=float32), None)
+    """
+    rules = _array_rules(op)
+    if rules is None or len(rules) < len(spec):
+        return None
+    same = op.same_dtype
+    lines = ["def backward(node, gd):",
+             "    if node.released:",
+             "        return None",
+             "    dt = gd.dtype",
+             "    if dt is not F32 and dt is not F64 and dt.kind == 'c':",
+             "        return None"]
+    env = {"F32": _F32, "F64": _F64, "B": backend.get("cpu"), "sum_to": _sum_to_array}
+    if save_output:
+        lines += ["    ov, os_ = node.out_version[0]",
+                  "    if ov[0] != os_:",
+                  "        return None",
+                  "    ad = node.out_data[0]"]
+    else:
+        lines.append("    ad = None")
+    if any(s[0] == "S" for s in spec):
+        lines.append("    sv = node.saved_versions")
+    if any(s[0] != "S" for s in spec):
+        lines.append("    inputs = node.inputs")
+    n_saved = 0
+    outs = []
+    for i, s in enumerate(spec):
+        if s[0] == "S":
+            lines += [f"    t{i}, v{i}, s{i} = sv[{n_saved}]",
+                      f"    if v{i}[0] != s{i}:",
+                      "        return None",
+                      f"    a{i} = t{i}._data"]
+            if same:
+                lines += [f"    if a{i}.dtype is not dt and a{i}.dtype != dt:",
+                          "        return None"]
+            n_saved += 1
+        else:
+            lines.append(f"    a{i} = inputs[{i}]")
+            if same and s[0] == "U":
+                lines += [f"    if a{i}.dtype is not dt and a{i}.dtype != dt:",
+                          "        return None"]
+    args = ", ".join(f"a{i}" for i in range(len(spec)))
+    for i, s in enumerate(spec):
+        if not s.endswith("+"):
+            outs.append("None")
+            continue
+        if rules[i] is None:
+            return None
+        env[f"rule{i}"] = rules[i]
+        lines += [f"    r{i} = rule{i}(B, gd, ad, {args})",
+                  f"    if r{i} is None:",
+                  "        return None",
+                  f"    if r{i}.shape != a{i}.shape:",
+                  f"        r{i} = sum_to(B, r{i}, a{i}.shape)",
+                  f"    if r{i}.dtype != a{i}.dtype:",
+                  "        return None"]
+        outs.append(f"r{i}")
+    lines.append(f"    return ({', '.join(outs)},)")
+    exec(compile("\n".join(lines), f"<eagerad lean backward of {op.name} {' '.join(spec)}>",
+                 "exec"), env)
+    return env["backward"]
