@@ -348,9 +348,10 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
                 in_grads = op.array_backward(node, grads[0], skips[node])
             else:
                 lean = node.lean
-                in_grads = lean(node, grads[0]) if lean is not None else None
-                if in_grads is None:
-                    in_grads = op.array_backward(node, grads[0])
+                if lean is not None and lean(node, grads[0], not retain_graph, buffers,
+                                             leaf_grads):
+                    continue
+                in_grads = op.array_backward(node, grads[0])
         else:                   # a custom Function or a node of several outputs: on Tensors
             inputs, outs = node.unpack()
             in_grads = [g._data if isinstance(g, Tensor) else None for g in
@@ -365,12 +366,14 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
 
 def _walk_arrays(order, buffers, leaf_grads, retain_graph, face):
     """``_run_arrays``'s walk when no input is captured (``backward()``): every node with a
-    gradient runs, a node of a registry op through its lean backward (``node.lean``, made
-    for its op and call shape by ``eagerad.ops.lean``) where it has one and it applies,
-    else through ``op.array_backward``; freeing and delivering are inlined (once per
-    node).  The same calls, in the same order, as the general walk."""
+    gradient runs, a node of a registry op through its lean step (``node.lean``, made for
+    its op and call shape by ``eagerad.ops.lean``: rules, freeing and delivery in one
+    generated function) where it has one and it applies, else through
+    ``op.array_backward``; freeing and delivering are inlined here too (once per node).
+    The same backend calls, in the same order, as the general walk."""
     pop = buffers.pop
     get = buffers.get
+    free = not retain_graph
     for node in reversed(order):
         grads = pop(node, None)
         if grads is None:       # every path into this node carried no gradient
@@ -380,9 +383,9 @@ def _walk_arrays(order, buffers, leaf_grads, retain_graph, face):
                      for g in _node_hooks(node, _wrap(grads, node.device, face), False)]
         lean = node.lean
         if lean is not None:
-            in_grads = lean(node, grads[0])
-            if in_grads is None:
-                in_grads = node.op.array_backward(node, grads[0])
+            if lean(node, grads[0], free, buffers, leaf_grads):
+                continue        # run, freed and delivered
+            in_grads = node.op.array_backward(node, grads[0])
         elif node.op is not None and node.n_outputs == 1:
             in_grads = node.op.array_backward(node, grads[0])
         else:                   # a custom Function or a node of several outputs: on Tensors

@@ -19,16 +19,15 @@ Nothing here runs at import: an op's appliers and backwards are made on its firs
 >>> x = eagerad.tensor([0.5, 1.0], requires_grad=True)
 >>> y = OPS['sin'].apply1(x); y.grad_fn.lean is not None
 True
->>> y.grad_fn.lean(y.grad_fn, np.ones(2, np.float32)) [0].tolist() == np.cos([0.5, 1.0]).astype(np.float32).tolist()
+>>> y.sum().backward(); bool((x.grad.numpy() == np.cos(np.float32([0.5, 1.0]))).all())
 True
 """
-import warnings
-
 import numpy as np
 
 from .. import backend
 from ..autograd import batching, forward_ad
 from ..autograd.anomaly import anomaly, creation_trace
+from ..autograd.engine import _add_arrays
 from ..autograd.grad_mode import state as grad_state
 from ..autograd.node import Node, _sequence
 from ..device import CPU
@@ -40,8 +39,6 @@ _new = object.__new__
 _ndarray = np.ndarray
 _asarray = np.asarray
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-# NaN/inf results pass silently, as from the backend's own calls of these functions
-warnings.filterwarnings("ignore", category=RuntimeWarning, module=__name__)
 
 
 def small_kernel(op):
@@ -61,21 +58,6 @@ def small_kernel(op):
     if fn is None or kind == "binary" and name == "pow":
         return None
     return fn, B._POOL_ITEMS
-
-
-def _edge(t):
-    fn = t.grad_fn
-    return (fn, t._out_index) if fn is not None else (t, 0)
-
-
-def _unsaved(t, data, dev):
-    """``Unsaved(t)`` for a numpy ``data`` (its shape is a tuple), built field by field."""
-    u = _new(Unsaved)
-    u.shape = data.shape
-    u.dtype = data.dtype
-    u._device = dev
-    u._requires_grad = t._requires_grad
-    return u
 
 
 def appliers(op):
@@ -109,17 +91,46 @@ def appliers(op):
         if type(saves) is dict:
             saves = frozenset(j for i, s in saves.items() if wanted >> i & 1 for j in s)
         return (0 in saves, 1 in saves)
-    keep_x = keeps(1)[0]
-    plans = {w: keeps(w) for w in (1, 2, 3)}
-    # the lean backward of each call shape, made at its first record:
-    # index 0 for apply1; wanted + 4 * (y is a number) for apply2
-    made = {}
+    plans = [None] + [keeps(w) for w in (1, 2, 3)]
+    keep_x = plans[1][0]
+    # The lean backward of each call shape, made at its first record (None: none applies):
+    # index 0 for apply1; for apply2 ``wanted`` (bit i: operand i gets a gradient) plus 4
+    # when y is a Python number.
+    made = [_UNMADE] * 8
 
-    def lean_for(key, spec):
-        bw = made.get(key, made)
-        if bw is made:
-            bw = made[key] = lean_backward(op, spec, save_output)
+    def lean_for(key):
+        if key == 0:
+            spec = ("S+" if keep_x else "U+",)
+        else:
+            wanted, number = key & 3, key >= 4
+            keep0, keep1 = plans[wanted]
+            spec = (("S" if keep0 else "U") + ("+" if wanted & 1 else "-"),
+                    "N" if number else ("S" if keep1 else "U") + ("+" if wanted & 2 else "-"))
+        bw = made[key] = lean_backward(op, spec, save_output)
         return bw
+
+    def record(node, t, out, dev, cpu, key):
+        """The fields every lean node sets alike; ``t`` gets ``node``."""
+        node.name = name
+        node.op = op
+        node.backward_fn = bfn
+        node.device = dev
+        if save_output:
+            node.out_data = (out,)
+            node.out_version = ((t._version, 0),)
+        else:
+            node.out_data = node.out_version = None
+        node.seq = next(seq)
+        node.released = False
+        if cpu:
+            bw = made[key]
+            node.lean = bw if bw is not _UNMADE else lean_for(key)
+        else:
+            node.lean = None
+        if anomaly.enabled:
+            node.trace = creation_trace()
+        t.grad_fn = node
+        t._requires_grad = True
 
     def apply1(x):
         if type(x) is not Tensor or blevels or flevels or reg._trace is not None:
@@ -127,7 +138,7 @@ def appliers(op):
         dev = x._device
         xd = x._data
         cpu = type(xd) is _ndarray and (dev is CPU or dev.type == "cpu")
-        if cpu and uf is not None and xd.size < limit and ((dt := xd.dtype) is _F32 or dt is _F64):
+        if cpu and xd.size < limit and ((dt := xd.dtype) is _F32 or dt is _F64):
             out = uf(xd)
             if type(out) is not _ndarray:
                 out = _asarray(out)
@@ -142,9 +153,6 @@ def appliers(op):
         t._face = x._face
         if x._requires_grad and rule0 and grad_state.enabled:
             node = _new(Node)
-            node.name = name
-            node.op = op
-            node.backward_fn = bfn
             fn = x.grad_fn
             node.next = ((fn, x._out_index) if fn is not None else (x, 0),)
             if keep_x:
@@ -152,22 +160,17 @@ def appliers(op):
                 node.inputs = (x,)
                 node.saved_versions = ((x, version, version[0]),)
             else:
-                node.inputs = (_unsaved(x, xd, dev) if cpu else Unsaved(x),)
+                if cpu:       # ``Unsaved(x)``, field by field (a numpy shape is a tuple)
+                    u = _new(Unsaved)
+                    u.shape = xd.shape
+                    u.dtype = xd.dtype
+                    u._device = dev
+                    u._requires_grad = True
+                else:
+                    u = Unsaved(x)
+                node.inputs = (u,)
                 node.saved_versions = ()
-            node.device = dev
-            if save_output:
-                node.out_data = (out,)
-                node.out_version = ((t._version, 0),)
-            else:
-                node.out_data = node.out_version = None
-            node.seq = next(seq)
-            node.released = False
-            node.lean = (made[0] if 0 in made else lean_for(0, ("S+" if keep_x else "U+",))) \
-                if cpu else None
-            if anomaly.enabled:
-                node.trace = creation_trace()
-            t.grad_fn = node
-            t._requires_grad = True
+            record(node, t, out, dev, cpu, 0)
         return t
 
     def apply2(x, y):
@@ -176,22 +179,23 @@ def appliers(op):
         dev = x._device
         xd = x._data
         ty = type(y)
-        if ty is Tensor or isinstance(y, Tensor):
+        if ty is float or ty is int:
+            yd = y
+            y_wants = False
+            number = small = lean = True
+        elif ty is Tensor or isinstance(y, Tensor):
             if y._device is not dev and y._device != dev:
                 return apply(op, (x, y), {})     # raises, naming the argument
             yd = y._data
             y_wants = y._requires_grad and rule1
             number = False
-            small = type(yd) is _ndarray and yd.size < limit and \
-                ((dt := yd.dtype) is _F32 or dt is _F64)
-        else:
+            lean = type(yd) is _ndarray
+            small = lean and yd.size < limit and ((dt := yd.dtype) is _F32 or dt is _F64)
+        else:                 # another operand (a numpy array, a complex number, ...)
             yd = y
-            y_wants = False
-            number = True
-            small = ty is float or ty is int
+            y_wants = number = small = lean = False
         cpu = type(xd) is _ndarray and (dev is CPU or dev.type == "cpu")
-        if cpu and small and uf is not None and xd.size < limit and \
-                ((dt := xd.dtype) is _F32 or dt is _F64):
+        if small and cpu and xd.size < limit and ((dt := xd.dtype) is _F32 or dt is _F64):
             out = uf(xd, yd)
             if type(out) is not _ndarray:
                 out = _asarray(out)
@@ -206,54 +210,50 @@ def appliers(op):
         t._face = x._face
         x_wants = x._requires_grad and rule0
         if (x_wants or y_wants) and grad_state.enabled:
-            wanted = (1 if x_wants else 0) | (2 if y_wants else 0)
+            wanted = 3 if x_wants and y_wants else 1 if x_wants else 2
             keep0, keep1 = plans[wanted]
             node = _new(Node)
             if keep0:
                 version = x._version
                 saved = ((x, version, version[0]),)
                 in0 = x
-                s0 = "S+" if x_wants else "S-"
+            elif cpu:        # ``Unsaved(x)``, field by field (a numpy shape is a tuple)
+                saved = ()
+                in0 = _new(Unsaved)
+                in0.shape = xd.shape
+                in0.dtype = xd.dtype
+                in0._device = dev
+                in0._requires_grad = x._requires_grad
             else:
                 saved = ()
-                in0 = _unsaved(x, xd, dev) if cpu else Unsaved(x)
-                s0 = "U+" if x_wants else "U-"
-            if number:
+                in0 = Unsaved(x)
+            if number or yd is y:           # a Python number (or any other non-Tensor)
                 in1 = y
-                s1 = "N"
             elif keep1:
                 version = y._version
                 saved += ((y, version, version[0]),)
                 in1 = y
-                s1 = "S+" if y_wants else "S-"
             else:
-                in1 = _unsaved(y, yd, dev) if cpu and type(yd) is _ndarray else Unsaved(y)
-                s1 = "U+" if y_wants else "U-"
-            node.name = name
-            node.op = op
-            node.backward_fn = bfn
-            node.next = (_edge(x) if x_wants else None, _edge(y) if y_wants else None)
+                in1 = Unsaved(y)
+            if x_wants:
+                fn = x.grad_fn
+                e0 = (fn, x._out_index) if fn is not None else (x, 0)
+            else:
+                e0 = None
+            if y_wants:
+                fn = y.grad_fn
+                e1 = (fn, y._out_index) if fn is not None else (y, 0)
+            else:
+                e1 = None
+            node.next = (e0, e1)
             node.inputs = (in0, in1)
             node.saved_versions = saved
-            node.device = dev
-            if save_output:
-                node.out_data = (out,)
-                node.out_version = ((t._version, 0),)
-            else:
-                node.out_data = node.out_version = None
-            node.seq = next(seq)
-            node.released = False
-            if cpu:
-                key = wanted + 4 if number else wanted
-                node.lean = made[key] if key in made else lean_for(key, (s0, s1))
-            else:
-                node.lean = None
-            if anomaly.enabled:
-                node.trace = creation_trace()
-            t.grad_fn = node
-            t._requires_grad = True
+            record(node, t, out, dev, cpu and lean, wanted + 4 if number else wanted)
         return t
     return apply1, apply2
+
+
+_UNMADE = object()     # (a call shape whose lean backward is not made yet)
 
 
 def _array_rules(op):
@@ -267,30 +267,36 @@ def _array_rules(op):
 
 
 def lean_backward(op, spec, save_output):
-    """The backward on bare arrays of a node of ``op`` recorded with the call shape ``spec``
+    """The engine's whole step for a node of ``op`` recorded with the call shape ``spec``
     (per operand: ``"S"`` saved Tensor, ``"U"`` ``Unsaved``, ``"N"`` Python number; ``+`` when
-    it gets a gradient), generated as source from the stanza, or None where an operand that
-    gets a gradient has no array rule.  ``backward(node, gd)`` returns the gradient arrays
-    (None where none flows), or None where the node was freed, a saved value changed in
-    place, the arrays are complex, the operands' dtypes differ from the gradient's for
-    ``SameDtype`` rules, or a rule declines: then ``op.array_backward`` decides.
+    it gets a gradient), generated as source from the stanza; None where an operand that
+    gets a gradient has no array rule.
 
-    >>> bw = lean_backward(OPS['mul'], ("U+", "N"), False)
+    ``step(node, gd, free, buffers, leaf_grads)`` runs the op's array rules on the output
+    gradient array ``gd``, frees what the node saved when ``free``, delivers each gradient
+    into the buffer of the node (or the sum of the leaf) it is for, and returns True.  It
+    returns None, having changed nothing, where the node was freed, a saved value changed
+    in place, the arrays are complex, the operands' dtypes differ from the gradient's for
+    ``SameDtype`` rules, or a rule declines: then the engine runs ``op.array_backward``,
+    which raises the usual errors or falls back to the differentiable rules.
+
+    >>> step = lean_backward(OPS['mul'], ("U+", "N"), False)
     >>> x = eagerad.tensor([1.0], requires_grad=True); node = (x * 3.0).grad_fn
-    >>> bw(node, np.ones(1, np.float32))
-    (array([3.], dtype=float32), None)
+    >>> sums = {}; step(node, np.ones(1, np.float32), True, {}, sums), sums[x]
+    (True, array([3.], dtype=float32))
     """
     rules = _array_rules(op)
     if rules is None or len(rules) < len(spec):
         return None
     same = op.same_dtype
-    lines = ["def backward(node, gd):",
+    lines = ["def step(node, gd, free, buffers, leaf_grads):",
              "    if node.released:",
              "        return None",
              "    dt = gd.dtype",
              "    if dt is not F32 and dt is not F64 and dt.kind == 'c':",
              "        return None"]
-    env = {"F32": _F32, "F64": _F64, "B": backend.get("cpu"), "sum_to": _sum_to_array}
+    env = {"F32": _F32, "F64": _F64, "B": backend.get("cpu"), "sum_to": _sum_to_array,
+           "Node": Node, "add": _add_arrays}
     if save_output:
         lines += ["    ov, os_ = node.out_version[0]",
                   "    if ov[0] != os_:",
@@ -303,27 +309,21 @@ def lean_backward(op, spec, save_output):
     if any(s[0] != "S" for s in spec):
         lines.append("    inputs = node.inputs")
     n_saved = 0
-    outs = []
     for i, s in enumerate(spec):
         if s[0] == "S":
             lines += [f"    t{i}, v{i}, s{i} = sv[{n_saved}]",
                       f"    if v{i}[0] != s{i}:",
                       "        return None",
                       f"    a{i} = t{i}._data"]
-            if same:
-                lines += [f"    if a{i}.dtype is not dt and a{i}.dtype != dt:",
-                          "        return None"]
             n_saved += 1
         else:
             lines.append(f"    a{i} = inputs[{i}]")
-            if same and s[0] == "U":
-                lines += [f"    if a{i}.dtype is not dt and a{i}.dtype != dt:",
-                          "        return None"]
+        if same and s[0] != "N":
+            lines += [f"    if a{i}.dtype is not dt and a{i}.dtype != dt:",
+                      "        return None"]
     args = ", ".join(f"a{i}" for i in range(len(spec)))
-    for i, s in enumerate(spec):
-        if not s.endswith("+"):
-            outs.append("None")
-            continue
+    wanted = [i for i, s in enumerate(spec) if s.endswith("+")]
+    for i in wanted:
         if rules[i] is None:
             return None
         env[f"rule{i}"] = rules[i]
@@ -334,8 +334,31 @@ def lean_backward(op, spec, save_output):
                   f"        r{i} = sum_to(B, r{i}, a{i}.shape)",
                   f"    if r{i}.dtype != a{i}.dtype:",
                   "        return None"]
-        outs.append(f"r{i}")
-    lines.append(f"    return ({', '.join(outs)},)")
-    exec(compile("\n".join(lines), f"<eagerad lean backward of {op.name} {' '.join(spec)}>",
+    if n_saved or save_output:       # ``Node.release``, inlined
+        lines += ["    if free:",
+                  "        node.released = True",
+                  "        node.inputs = node.backward_fn = None",
+                  "        node.saved_versions = ()",
+                  "        node.out_data = node.out_version = None",
+                  "        if node.out_tangents is not None:",
+                  "            node.out_tangents = None"]
+    lines.append("    nxt = node.next")
+    for i in wanted:                 # the engine's ``_send``, inlined
+        lines += [f"    e = nxt[{i}]",
+                  "    target = e[0]",
+                  "    if type(target) is Node:",
+                  "        buf = buffers.get(target)",
+                  "        if buf is None:",
+                  "            if target.n_outputs == 1:",
+                  f"                buffers[target] = [r{i}]",
+                  "            else:",
+                  "                buf = buffers[target] = [None] * target.n_outputs",
+                  f"                buf[e[1]] = r{i}",
+                  "        else:",
+                  f"            buf[e[1]] = add(buf[e[1]], r{i}, target.device)",
+                  "    else:",
+                  f"        leaf_grads[target] = add(leaf_grads.get(target), r{i}, target._device)"]
+    lines.append("    return True")
+    exec(compile("\n".join(lines), f"<eagerad lean step of {op.name} {' '.join(spec)}>",
                  "exec"), env)
-    return env["backward"]
+    return env["step"]

@@ -13,6 +13,7 @@ jvp rules.  Nothing in the engine changes when an op is added.
 ...              jvp=lambda t, ans, x: t * 3 * x ** 2)
 """
 import functools
+import warnings
 
 import numpy as np
 
@@ -23,6 +24,10 @@ from ..autograd.node import Node, lean_node
 from ..tensor import Tensor, zeros_like
 
 OPS = {}
+# NaN/inf results pass silently from the backend functions that ``eagerad.ops.lean`` calls
+# directly, as from the backend's own calls of them (the filter is set here, at import,
+# since that module is imported at the first op call)
+warnings.filterwarnings("ignore", category=RuntimeWarning, module="eagerad.ops.lean")
 
 
 class _Made:
