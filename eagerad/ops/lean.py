@@ -61,8 +61,8 @@ def small_kernel(op):
 
 
 def appliers(op):
-    """``(apply1, apply2)`` of ``op`` (see the module docstring); ``apply`` where the op
-    has several outputs, makes views or moves devices.
+    """``(apply1, apply2)`` of ``op`` (see the module docstring), generated as source from
+    its stanza; ``apply`` where the op has several outputs, makes views or moves devices.
 
     >>> a1, a2 = appliers(OPS['mul']); a2(eagerad.tensor([2.0]), 3.0).tolist()
     [6.0]
@@ -74,15 +74,10 @@ def appliers(op):
         return apply(op, (x, y), {})
     if op.n_outputs != 1 or op.view or op.moves_device:
         return general1, general2
-    forward, name, bfn, save_output = op.forward, op.node_name, op.backward_fn, op.save_output
     vjp = op.vjp
     rule0 = len(vjp) > 0 and vjp[0] is not None
     rule1 = len(vjp) > 1 and vjp[1] is not None
     kernel = small_kernel(op)
-    uf, limit = kernel if kernel is not None else (None, 0)
-    blevels, flevels = batching.levels, forward_ad.levels
-    reg = registry
-    seq = _sequence
 
     def keeps(wanted):       # which of the two operands the node keeps (others: ``Unsaved``)
         saves = op.saves
@@ -93,7 +88,7 @@ def appliers(op):
         return (0 in saves, 1 in saves)
     plans = [None] + [keeps(w) for w in (1, 2, 3)]
     keep_x = plans[1][0]
-    # The lean backward of each call shape, made at its first record (None: none applies):
+    # The lean step of each call shape, made at its first record (None: none applies):
     # index 0 for apply1; for apply2 ``wanted`` (bit i: operand i gets a gradient) plus 4
     # when y is a Python number.
     made = [_UNMADE] * 8
@@ -106,154 +101,200 @@ def appliers(op):
             keep0, keep1 = plans[wanted]
             spec = (("S" if keep0 else "U") + ("+" if wanted & 1 else "-"),
                     "N" if number else ("S" if keep1 else "U") + ("+" if wanted & 2 else "-"))
-        bw = made[key] = lean_backward(op, spec, save_output)
-        return bw
+        step = made[key] = lean_backward(op, spec, op.save_output)
+        return step
 
-    def record(node, t, out, dev, cpu, key):
-        """The fields every lean node sets alike; ``t`` gets ``node``."""
+    env = {"op": op, "name": op.node_name, "bfn": op.backward_fn, "forward": op.forward,
+           "uf": kernel[0] if kernel else None, "LIMIT": kernel[1] if kernel else 0,
+           "blevels": batching.levels, "flevels": forward_ad.levels, "reg": registry,
+           "seq": _sequence, "plans": plans, "made": made, "lean_for": lean_for,
+           "UNMADE": _UNMADE, "apply": apply, "Tensor": Tensor, "Node": Node,
+           "Unsaved": Unsaved, "new": _new, "ndarray": _ndarray, "asarray": _asarray,
+           "F32": _F32, "F64": _F64, "CPU": CPU, "backends": _backends,
+           "backend_of": _backend, "grad_state": grad_state, "anomaly": anomaly,
+           "creation_trace": creation_trace}
+    record = _RECORD.replace("OUT_FIELDS", _OUT_SAVED if op.save_output else _OUT_NONE)
+    src1 = _APPLY1.replace("FORWARD", _KERNEL1 if kernel else _FORWARD1).replace(
+        "RECORD", _RECORD1.replace("INPUT", _KEEP_X if keep_x else _UNSAVED_X) + record
+        if rule0 else "")
+    src2 = _APPLY2.replace("FORWARD", _KERNEL2 if kernel else _FORWARD2).replace(
+        "RECORD", _RECORD2 + record if rule0 or rule1 else "").replace(
+        "RULE0", str(rule0)).replace("RULE1", str(rule1))
+    exec(compile(src1 + src2, f"<eagerad lean appliers of {op.name}>", "exec"), env)
+    return env["apply1"], env["apply2"]
+
+
+# Source templates of ``appliers``: the upper-case words are replaced by the parts that
+# the op's stanza selects, so the generated functions carry no branch on the stanza.
+_APPLY1 = """
+def apply1(x):
+    if type(x) is not Tensor or blevels or flevels or reg._trace is not None:
+        return apply(op, (x,), {})
+    dev = x._device
+    xd = x._data
+    cpu = type(xd) is ndarray and (dev is CPU or dev.type == "cpu")
+FORWARD
+    t = new(Tensor)
+    t._data = out
+    t._device = dev
+    t._requires_grad = False
+    t.grad_fn = None
+    t._version = [0]
+    t._face = x._face
+RECORD
+    return t
+"""
+_FORWARD1 = """
+    out = forward(backends.get(dev.type) or backend_of(dev), xd)
+"""
+_KERNEL1 = """
+    if cpu and xd.size < LIMIT and ((dt := xd.dtype) is F32 or dt is F64):
+        out = uf(xd)
+        if type(out) is not ndarray:
+            out = asarray(out)
+    else:
+        out = forward(backends.get(dev.type) or backend_of(dev), xd)
+"""
+_RECORD1 = """
+    if x._requires_grad and grad_state.enabled:
+        node = new(Node)
+        fn = x.grad_fn
+        node.next = ((fn, x._out_index) if fn is not None else (x, 0),)
+INPUT
+        key = 0
+"""
+_KEEP_X = """
+        version = x._version
+        node.inputs = (x,)
+        node.saved_versions = ((x, version, version[0]),)
+"""
+_UNSAVED_X = """
+        if cpu:       # ``Unsaved(x)``, field by field (a numpy shape is a tuple)
+            u = new(Unsaved)
+            u.shape = xd.shape
+            u.dtype = xd.dtype
+            u._device = dev
+            u._requires_grad = True
+        else:
+            u = Unsaved(x)
+        node.inputs = (u,)
+        node.saved_versions = ()
+"""
+_APPLY2 = """
+def apply2(x, y):
+    if type(x) is not Tensor or blevels or flevels or reg._trace is not None:
+        return apply(op, (x, y), {})
+    dev = x._device
+    xd = x._data
+    ty = type(y)
+    if ty is float or ty is int:
+        yd = y
+        y_wants = False
+        number = small = True
+    elif ty is Tensor or isinstance(y, Tensor):
+        if y._device is not dev and y._device != dev:
+            return apply(op, (x, y), {})     # raises, naming the argument
+        yd = y._data
+        y_wants = RULE1 and y._requires_grad
+        number = False
+        small = type(yd) is ndarray and yd.size < LIMIT and \\
+            ((dt := yd.dtype) is F32 or dt is F64)
+    else:                 # another operand (a numpy array, a complex number, ...)
+        return apply(op, (x, y), {})
+    cpu = type(xd) is ndarray and (dev is CPU or dev.type == "cpu")
+FORWARD
+    t = new(Tensor)
+    t._data = out
+    t._device = dev
+    t._requires_grad = False
+    t.grad_fn = None
+    t._version = [0]
+    t._face = x._face
+RECORD
+    return t
+"""
+_FORWARD2 = """
+    out = forward(backends.get(dev.type) or backend_of(dev), xd, yd)
+"""
+_KERNEL2 = """
+    if small and cpu and xd.size < LIMIT and ((dt := xd.dtype) is F32 or dt is F64):
+        out = uf(xd, yd)
+        if type(out) is not ndarray:
+            out = asarray(out)
+    else:
+        out = forward(backends.get(dev.type) or backend_of(dev), xd, yd)
+"""
+_RECORD2 = """
+    x_wants = RULE0 and x._requires_grad
+    if (x_wants or y_wants) and grad_state.enabled:
+        wanted = 3 if x_wants and y_wants else 1 if x_wants else 2
+        keep0, keep1 = plans[wanted]
+        node = new(Node)
+        if keep0:
+            version = x._version
+            saved = ((x, version, version[0]),)
+            in0 = x
+        elif cpu:        # ``Unsaved(x)``, field by field (a numpy shape is a tuple)
+            saved = ()
+            in0 = new(Unsaved)
+            in0.shape = xd.shape
+            in0.dtype = xd.dtype
+            in0._device = dev
+            in0._requires_grad = x._requires_grad
+        else:
+            saved = ()
+            in0 = Unsaved(x)
+        if number:
+            in1 = y
+        elif keep1:
+            version = y._version
+            saved += ((y, version, version[0]),)
+            in1 = y
+        else:
+            in1 = Unsaved(y)
+        if x_wants:
+            fn = x.grad_fn
+            e0 = (fn, x._out_index) if fn is not None else (x, 0)
+        else:
+            e0 = None
+        if y_wants:
+            fn = y.grad_fn
+            e1 = (fn, y._out_index) if fn is not None else (y, 0)
+        else:
+            e1 = None
+        node.next = (e0, e1)
+        node.inputs = (in0, in1)
+        node.saved_versions = saved
+        key = wanted + 4 if number else wanted
+        cpu = cpu and (number or type(yd) is ndarray)
+"""
+# the fields every lean node sets alike (``node``, ``key`` and ``cpu`` made above)
+_RECORD = """
         node.name = name
         node.op = op
         node.backward_fn = bfn
         node.device = dev
-        if save_output:
-            node.out_data = (out,)
-            node.out_version = ((t._version, 0),)
-        else:
-            node.out_data = node.out_version = None
+OUT_FIELDS
         node.seq = next(seq)
         node.released = False
         if cpu:
-            bw = made[key]
-            node.lean = bw if bw is not _UNMADE else lean_for(key)
+            step = made[key]
+            node.lean = step if step is not UNMADE else lean_for(key)
         else:
             node.lean = None
         if anomaly.enabled:
             node.trace = creation_trace()
         t.grad_fn = node
         t._requires_grad = True
-
-    def apply1(x):
-        if type(x) is not Tensor or blevels or flevels or reg._trace is not None:
-            return apply(op, (x,), {})
-        dev = x._device
-        xd = x._data
-        cpu = type(xd) is _ndarray and (dev is CPU or dev.type == "cpu")
-        if cpu and xd.size < limit and ((dt := xd.dtype) is _F32 or dt is _F64):
-            out = uf(xd)
-            if type(out) is not _ndarray:
-                out = _asarray(out)
-        else:
-            out = forward(_backends.get(dev.type) or _backend(dev), xd)
-        t = _new(Tensor)
-        t._data = out
-        t._device = dev
-        t._requires_grad = False
-        t.grad_fn = None
-        t._version = [0]
-        t._face = x._face
-        if x._requires_grad and rule0 and grad_state.enabled:
-            node = _new(Node)
-            fn = x.grad_fn
-            node.next = ((fn, x._out_index) if fn is not None else (x, 0),)
-            if keep_x:
-                version = x._version
-                node.inputs = (x,)
-                node.saved_versions = ((x, version, version[0]),)
-            else:
-                if cpu:       # ``Unsaved(x)``, field by field (a numpy shape is a tuple)
-                    u = _new(Unsaved)
-                    u.shape = xd.shape
-                    u.dtype = xd.dtype
-                    u._device = dev
-                    u._requires_grad = True
-                else:
-                    u = Unsaved(x)
-                node.inputs = (u,)
-                node.saved_versions = ()
-            record(node, t, out, dev, cpu, 0)
-        return t
-
-    def apply2(x, y):
-        if type(x) is not Tensor or blevels or flevels or reg._trace is not None:
-            return apply(op, (x, y), {})
-        dev = x._device
-        xd = x._data
-        ty = type(y)
-        if ty is float or ty is int:
-            yd = y
-            y_wants = False
-            number = small = lean = True
-        elif ty is Tensor or isinstance(y, Tensor):
-            if y._device is not dev and y._device != dev:
-                return apply(op, (x, y), {})     # raises, naming the argument
-            yd = y._data
-            y_wants = y._requires_grad and rule1
-            number = False
-            lean = type(yd) is _ndarray
-            small = lean and yd.size < limit and ((dt := yd.dtype) is _F32 or dt is _F64)
-        else:                 # another operand (a numpy array, a complex number, ...)
-            yd = y
-            y_wants = number = small = lean = False
-        cpu = type(xd) is _ndarray and (dev is CPU or dev.type == "cpu")
-        if small and cpu and xd.size < limit and ((dt := xd.dtype) is _F32 or dt is _F64):
-            out = uf(xd, yd)
-            if type(out) is not _ndarray:
-                out = _asarray(out)
-        else:
-            out = forward(_backends.get(dev.type) or _backend(dev), xd, yd)
-        t = _new(Tensor)
-        t._data = out
-        t._device = dev
-        t._requires_grad = False
-        t.grad_fn = None
-        t._version = [0]
-        t._face = x._face
-        x_wants = x._requires_grad and rule0
-        if (x_wants or y_wants) and grad_state.enabled:
-            wanted = 3 if x_wants and y_wants else 1 if x_wants else 2
-            keep0, keep1 = plans[wanted]
-            node = _new(Node)
-            if keep0:
-                version = x._version
-                saved = ((x, version, version[0]),)
-                in0 = x
-            elif cpu:        # ``Unsaved(x)``, field by field (a numpy shape is a tuple)
-                saved = ()
-                in0 = _new(Unsaved)
-                in0.shape = xd.shape
-                in0.dtype = xd.dtype
-                in0._device = dev
-                in0._requires_grad = x._requires_grad
-            else:
-                saved = ()
-                in0 = Unsaved(x)
-            if number or yd is y:           # a Python number (or any other non-Tensor)
-                in1 = y
-            elif keep1:
-                version = y._version
-                saved += ((y, version, version[0]),)
-                in1 = y
-            else:
-                in1 = Unsaved(y)
-            if x_wants:
-                fn = x.grad_fn
-                e0 = (fn, x._out_index) if fn is not None else (x, 0)
-            else:
-                e0 = None
-            if y_wants:
-                fn = y.grad_fn
-                e1 = (fn, y._out_index) if fn is not None else (y, 0)
-            else:
-                e1 = None
-            node.next = (e0, e1)
-            node.inputs = (in0, in1)
-            node.saved_versions = saved
-            record(node, t, out, dev, cpu and lean, wanted + 4 if number else wanted)
-        return t
-    return apply1, apply2
-
-
-_UNMADE = object()     # (a call shape whose lean backward is not made yet)
+"""
+_OUT_SAVED = """
+        node.out_data = (out,)
+        node.out_version = ((t._version, 0),)
+"""
+_OUT_NONE = """
+        node.out_data = node.out_version = None
+"""
+_UNMADE = object()     # (a call shape whose lean step is not made yet)
 
 
 def _array_rules(op):
