@@ -104,7 +104,7 @@ def appliers(op):
         step = made[key] = lean_backward(op, spec, op.save_output)
         return step
 
-    env = {"op": op, "name": op.node_name, "bfn": op.backward_fn, "forward": op.forward,
+    env = {"__name__": __name__, "op": op, "name": op.node_name, "bfn": op.backward_fn, "forward": op.forward,
            "uf": kernel[0] if kernel else None, "LIMIT": kernel[1] if kernel else 0,
            "blevels": batching.levels, "flevels": forward_ad.levels, "reg": registry,
            "seq": _sequence, "plans": plans, "made": made, "lean_for": lean_for,
@@ -336,7 +336,7 @@ def lean_backward(op, spec, save_output):
              "    dt = gd.dtype",
              "    if dt is not F32 and dt is not F64 and dt.kind == 'c':",
              "        return None"]
-    env = {"F32": _F32, "F64": _F64, "B": backend.get("cpu"), "sum_to": _sum_to_array,
+    env = {"__name__": __name__, "F32": _F32, "F64": _F64, "B": backend.get("cpu"), "sum_to": _sum_to_array,
            "Node": Node, "add": _add_arrays}
     if save_output:
         lines += ["    ov, os_ = node.out_version[0]",
