@@ -128,7 +128,8 @@ def appliers(op):
 # the op's stanza selects, so the generated functions carry no branch on the stanza.
 _APPLY1 = """
 def apply1(x):
-    if type(x) is not Tensor or blevels or flevels or reg._trace is not None:
+    if type(x) is not Tensor and not isinstance(x, Tensor) or blevels or flevels \
+            or reg._trace is not None:
         return apply(op, (x,), {})
     dev = x._device
     xd = x._data
@@ -182,7 +183,8 @@ _UNSAVED_X = """
 """
 _APPLY2 = """
 def apply2(x, y):
-    if type(x) is not Tensor or blevels or flevels or reg._trace is not None:
+    if type(x) is not Tensor and not isinstance(x, Tensor) or blevels or flevels \
+            or reg._trace is not None:
         return apply(op, (x, y), {})
     dev = x._device
     xd = x._data
@@ -307,11 +309,28 @@ def _array_rules(op):
                  for i in range(len(vjp)))
 
 
-def lean_backward(op, spec, save_output):
+def step_for(op, spec, save_output, kwargs=False):
+    """``lean_backward`` of ``op`` for ``spec`` (and keywords or none), made once per op and
+    call shape: what ``registry._record`` gives the nodes it records.
+
+    >>> step_for(OPS['sum'], ("U+",), False, True) is step_for(OPS['sum'], ("U+",), False, True)
+    True
+    """
+    steps = op.__dict__.get("lean_steps")
+    if steps is None:
+        steps = op.__dict__["lean_steps"] = {}
+    key = (spec, kwargs)
+    step = steps.get(key, _UNMADE)
+    if step is _UNMADE:
+        step = steps[key] = lean_backward(op, spec, save_output, kwargs)
+    return step
+
+
+def lean_backward(op, spec, save_output, kwargs=False):
     """The engine's whole step for a node of ``op`` recorded with the call shape ``spec``
     (per operand: ``"S"`` saved Tensor, ``"U"`` ``Unsaved``, ``"N"`` Python number; ``+`` when
-    it gets a gradient), generated as source from the stanza; None where an operand that
-    gets a gradient has no array rule.
+    it gets a gradient; ``kwargs``: the rules get the node's keywords), generated as source
+    from the stanza; None where an operand that gets a gradient has no array rule.
 
     ``step(node, gd, free, buffers, leaf_grads)`` runs the op's array rules on the output
     gradient array ``gd``, frees what the node saved when ``free``, delivers each gradient
@@ -362,7 +381,7 @@ def lean_backward(op, spec, save_output):
         if same and s[0] != "N":
             lines += [f"    if a{i}.dtype is not dt and a{i}.dtype != dt:",
                       "        return None"]
-    args = ", ".join(f"a{i}" for i in range(len(spec)))
+    args = ", ".join([f"a{i}" for i in range(len(spec))] + (["**node.kwargs"] if kwargs else []))
     wanted = [i for i, s in enumerate(spec) if s.endswith("+")]
     for i in wanted:
         if rules[i] is None:
