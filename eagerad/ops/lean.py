@@ -22,6 +22,8 @@ True
 >>> y.sum().backward(); bool((x.grad.numpy() == np.cos(np.float32([0.5, 1.0]))).all())
 True
 """
+from heapq import heappush
+
 import numpy as np
 
 from .. import backend
@@ -332,9 +334,11 @@ def lean_backward(op, spec, save_output, kwargs=False):
     it gets a gradient; ``kwargs``: the rules get the node's keywords), generated as source
     from the stanza; None where an operand that gets a gradient has no array rule.
 
-    ``step(node, gd, free, buffers, leaf_grads)`` runs the op's array rules on the output
-    gradient array ``gd``, frees what the node saved when ``free``, delivers each gradient
-    into the buffer of the node (or the sum of the leaf) it is for, and returns True.  It
+    ``step(node, gd, free, buffers, leaf_grads, heap)`` runs the op's array rules on the
+    output gradient array ``gd``, frees what the node saved when ``free``, delivers each
+    gradient into the buffer of the node (or the sum of the leaf) it is for, pushing a node
+    whose buffer it makes onto ``heap`` (as ``(-seq, node)``: the engine's queue), and
+    returns True.  It
     returns None, having changed nothing, where the node was freed, a saved value changed
     in place, the arrays are complex, the operands' dtypes differ from the gradient's for
     ``SameDtype`` rules, or a rule declines: then the engine runs ``op.array_backward``,
@@ -342,21 +346,21 @@ def lean_backward(op, spec, save_output, kwargs=False):
 
     >>> step = lean_backward(OPS['mul'], ("U+", "N"), False)
     >>> x = eagerad.tensor([1.0], requires_grad=True); node = (x * 3.0).grad_fn
-    >>> sums = {}; step(node, np.ones(1, np.float32), True, {}, sums), sums[x]
+    >>> sums = {}; step(node, np.ones(1, np.float32), True, {}, sums, []), sums[x]
     (True, array([3.], dtype=float32))
     """
     rules = _array_rules(op)
     if rules is None or len(rules) < len(spec):
         return None
     same = op.same_dtype
-    lines = ["def step(node, gd, free, buffers, leaf_grads):",
+    lines = ["def step(node, gd, free, buffers, leaf_grads, heap):",
              "    if node.released:",
              "        return None",
              "    dt = gd.dtype",
              "    if dt is not F32 and dt is not F64 and dt.kind == 'c':",
              "        return None"]
     env = {"__name__": __name__, "F32": _F32, "F64": _F64, "B": backend.get("cpu"), "sum_to": _sum_to_array,
-           "Node": Node, "add": _add_arrays}
+           "Node": Node, "add": _add_arrays, "heappush": heappush}
     if save_output:
         lines += ["    ov, os_ = node.out_version[0]",
                   "    if ov[0] != os_:",
@@ -409,6 +413,7 @@ def lean_backward(op, spec, save_output, kwargs=False):
                   "    if type(target) is Node:",
                   "        buf = buffers.get(target)",
                   "        if buf is None:",
+                  "            heappush(heap, (-target.seq, target))",
                   "            if target.n_outputs == 1:",
                   f"                buffers[target] = [r{i}]",
                   "            else:",
