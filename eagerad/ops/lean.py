@@ -396,7 +396,7 @@ def lean_backward(op, spec, save_output, kwargs=False):
                   "        return None",
                   f"    if r{i}.shape != a{i}.shape:",
                   f"        r{i} = sum_to(B, r{i}, a{i}.shape)",
-                  f"    if r{i}.dtype != a{i}.dtype:",
+                  f"    if r{i}.dtype is not a{i}.dtype and r{i}.dtype != a{i}.dtype:",
                   "        return None"]
     if n_saved or save_output:       # ``Node.release``, inlined
         lines += ["    if free:",

@@ -738,8 +738,13 @@ def _complex_node(op, g, inputs):
     gradient, and rules written for real numbers."""
     if op.name in COMPLEX_AWARE:
         return False
-    return any(_is_complex(x) for x in (g if isinstance(g, tuple) else (g,))) or \
-        any(_is_complex(x) for x in inputs)
+    for x in (g if isinstance(g, tuple) else (g,)):      # (loops: this runs once per node
+        if _is_complex(x):                                 # of a recorded backward)
+            return True
+    for x in inputs:
+        if _is_complex(x):
+            return True
+    return False
 
 
 def _conjugated(rule, g, ans, inputs, kwargs):
