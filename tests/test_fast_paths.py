@@ -177,8 +177,8 @@ def test_hooks_and_retain_grad_fire():
     np.testing.assert_allclose(seen[0], 1 - t * t, rtol=1e-6)
     # the retained gradient is the hooked one, as in PyTorch (retain_grad runs last)
     np.testing.assert_allclose(mid.grad.numpy(), 10 * (1 - t * t), rtol=1e-6)
-    np.testing.assert_allclose(x.grad.numpy(), 10 * (1 - t * t) * 3 * np.cos(np.float32([1.0, 2.0])),
-                               rtol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(),
+                               10 * (1 - t * t) * 3 * np.cos(np.float32([1.0, 2.0])), rtol=1e-6)
 
 
 def test_leaf_hook_and_grad_inputs():
@@ -229,9 +229,11 @@ def test_anomaly_mode_still_reports():
 
 def test_forward_ad_and_vmap_take_the_general_path():
     x = eagerad.tensor([0.5, 1.0], dtype="float64")
-    out, tangent = eagerad.jvp(lambda v: eagerad.sin(v) * 2.0, (x,), (eagerad.ones(2, dtype="float64"),))
+    out, tangent = eagerad.jvp(lambda v: eagerad.sin(v) * 2.0, (x,),
+                               (eagerad.ones(2, dtype="float64"),))
     np.testing.assert_allclose(tangent.numpy(), 2 * np.cos([0.5, 1.0]), rtol=1e-12)
-    batched = eagerad.vmap(lambda v: eagerad.tanh(v) * 3.0)(eagerad.tensor([[0.1, 0.2], [0.3, 0.4]]))
+    batched = eagerad.vmap(lambda v: eagerad.tanh(v) * 3.0)(
+        eagerad.tensor([[0.1, 0.2], [0.3, 0.4]]))
     np.testing.assert_allclose(batched.numpy(), 3 * np.tanh(np.float32([[0.1, 0.2], [0.3, 0.4]])),
                                rtol=1e-6)
 

@@ -106,7 +106,8 @@ def appliers(op):
         step = made[key] = lean_backward(op, spec, op.save_output)
         return step
 
-    env = {"__name__": __name__, "op": op, "name": op.node_name, "bfn": op.backward_fn, "forward": op.forward,
+    env = {"__name__": __name__, "op": op, "name": op.node_name, "bfn": op.backward_fn,
+           "forward": op.forward,
            "uf": kernel[0] if kernel else None, "LIMIT": kernel[1] if kernel else 0,
            "blevels": batching.levels, "flevels": forward_ad.levels, "reg": registry,
            "seq": _sequence, "plans": plans, "made": made, "lean_for": lean_for,
@@ -116,10 +117,12 @@ def appliers(op):
            "backend_of": _backend, "grad_state": grad_state, "anomaly": anomaly,
            "creation_trace": creation_trace}
     record = _RECORD.replace("OUT_FIELDS", _OUT_SAVED if op.save_output else _OUT_NONE)
-    src1 = _APPLY1.replace("FORWARD", _KERNEL1 if kernel else _FORWARD1).replace(
+    src1 = _APPLY1.replace("RESULT", _RESULT).replace(
+        "FORWARD", _KERNEL1 if kernel else _FORWARD1).replace(
         "RECORD", _RECORD1.replace("INPUT", _KEEP_X if keep_x else _UNSAVED_X) + record
         if rule0 else "")
-    src2 = _APPLY2.replace("FORWARD", _KERNEL2 if kernel else _FORWARD2).replace(
+    src2 = _APPLY2.replace("RESULT", _RESULT).replace(
+        "FORWARD", _KERNEL2 if kernel else _FORWARD2).replace(
         "RECORD", _RECORD2 + record if rule0 or rule1 else "").replace(
         "RULE0", str(rule0)).replace("RULE1", str(rule1))
     exec(compile(src1 + src2, f"<eagerad lean appliers of {op.name}>", "exec"), env)
@@ -137,6 +140,12 @@ def apply1(x):
     xd = x._data
     cpu = type(xd) is ndarray and (dev is CPU or dev.type == "cpu")
 FORWARD
+RESULT
+RECORD
+    return t
+"""
+# the result Tensor, made field by field (``Tensor._make``)
+_RESULT = """
     t = new(Tensor)
     t._data = out
     t._device = dev
@@ -144,8 +153,6 @@ FORWARD
     t.grad_fn = None
     t._version = [0]
     t._face = x._face
-RECORD
-    return t
 """
 _FORWARD1 = """
     out = forward(backends.get(dev.type) or backend_of(dev), xd)
@@ -207,13 +214,7 @@ def apply2(x, y):
         return apply(op, (x, y), {})
     cpu = type(xd) is ndarray and (dev is CPU or dev.type == "cpu")
 FORWARD
-    t = new(Tensor)
-    t._data = out
-    t._device = dev
-    t._requires_grad = False
-    t.grad_fn = None
-    t._version = [0]
-    t._face = x._face
+RESULT
 RECORD
     return t
 """
@@ -359,7 +360,8 @@ def lean_backward(op, spec, save_output, kwargs=False):
              "    dt = gd.dtype",
              "    if dt is not F32 and dt is not F64 and dt.kind == 'c':",
              "        return None"]
-    env = {"__name__": __name__, "F32": _F32, "F64": _F64, "B": backend.get("cpu"), "sum_to": _sum_to_array,
+    env = {"__name__": __name__, "F32": _F32, "F64": _F64, "B": backend.get("cpu"),
+           "sum_to": _sum_to_array,
            "Node": Node, "add": _add_arrays, "heappush": heappush}
     if save_output:
         lines += ["    ov, os_ = node.out_version[0]",
