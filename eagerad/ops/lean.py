@@ -360,8 +360,8 @@ def lean_backward(op, spec, save_output, kwargs=False):
              "    dt = gd.dtype",
              "    if dt is not F32 and dt is not F64 and dt.kind == 'c':",
              "        return None"]
-    env = {"__name__": __name__, "F32": _F32, "F64": _F64, "B": backend.get("cpu"),
-           "sum_to": _sum_to_array,
+    env = {"__name__": __name__, "F32": _F32, "F64": _F64, "backends": _backends,
+           "backend_of": _backend, "sum_to": _sum_to_array,
            "Node": Node, "add": _add_arrays, "heappush": heappush}
     if save_output:
         lines += ["    ov, os_ = node.out_version[0]",
@@ -388,6 +388,8 @@ def lean_backward(op, spec, save_output, kwargs=False):
             lines += [f"    if a{i}.dtype is not dt and a{i}.dtype != dt:",
                       "        return None"]
     args = ", ".join([f"a{i}" for i in range(len(spec))] + (["**node.kwargs"] if kwargs else []))
+    # (the backend looked up per call, as ``apply`` does: tests put a recorder in its place)
+    lines.append("    B = backends.get('cpu') or backend_of(node.device)")
     wanted = [i for i, s in enumerate(spec) if s.endswith("+")]
     for i in wanted:
         if rules[i] is None:
