@@ -6,6 +6,7 @@ reached last, after every path into them has delivered its part.
 """
 import operator
 import sys
+from heapq import heapify, heappop, heappush
 
 import numpy as np
 
@@ -320,8 +321,13 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
     # node -> list of gradient arrays per output; leaf tensor -> summed gradient array
     buffers, leaf_grads, root_nodes = _seed(outputs, seeds, _add_arrays, True)
 
+    if capture is None:
+        _walk_arrays(root_nodes, buffers, leaf_grads, retain_graph, face)
+        return _finish_leaves({leaf: Tensor._make(g, leaf._device, face=leaf._face)
+                               for leaf, g in leaf_grads.items()}, None, {}, False)
     order = _collect(root_nodes)
-    need, skips = _plan(order, capture) if capture is not None else (None, _NO_SKIPS)
+    need, skips = _plan(order, capture)
+    unused = []         # (the lean steps' queue of nodes: this walk follows ``order``)
     captured = {}
     pop = buffers.pop
     for node in reversed(order):
@@ -331,18 +337,22 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
         if node.pre_hooks is not None or node.retained is not None:
             grads = [None if g is None else g._data
                      for g in _node_hooks(node, _wrap(grads, node.device, face), False)]
-        if capture is not None and node in capture:
+        if node in capture:
             for idx in capture[node]:
                 g = grads[idx]
                 captured[(node, idx)] = None if g is None else Tensor._make(g, node.device,
                                                                             face=face)
-        if need is not None and node not in need:
+        if node not in need:
             continue
         op = node.op
         if op is not None and node.n_outputs == 1:
-            if need is not None and node in skips:
+            if node in skips:
                 in_grads = op.array_backward(node, grads[0], skips[node])
             else:
+                lean = node.lean
+                if lean is not None and lean(node, grads[0], not retain_graph, buffers,
+                                             leaf_grads, unused):
+                    continue
                 in_grads = op.array_backward(node, grads[0])
         else:                   # a custom Function or a node of several outputs: on Tensors
             inputs, outs = node.unpack()
@@ -354,6 +364,68 @@ def _run_arrays(outputs, seeds, retain_graph, capture):
 
     return _finish_leaves({leaf: Tensor._make(g, leaf._device, face=leaf._face)
                            for leaf, g in leaf_grads.items()}, capture, captured, False)
+
+
+def _walk_arrays(roots, buffers, leaf_grads, retain_graph, face):
+    """``_run_arrays``'s walk when no input is captured (``backward()``), from the nodes
+    ``roots`` that the seeds enter.
+
+    Nodes run in descending creation order (``seq``), as in ``_collect``'s order, but
+    taken from a heap of the nodes that a gradient has reached so far: a node's
+    consumers were all recorded after it and are reached first (each by a chain of nodes
+    recorded after it), so the heap gives the same order, and the same sums, without a
+    walk of the graph beforehand.  A node is pushed when its gradient buffer is made.
+    A node of a registry op runs through its lean step (``node.lean``, made for its op and
+    call shape by ``eagerad.ops.lean``: rules, freeing and delivery in one generated
+    function) where it has one and it applies, else through ``op.array_backward``;
+    freeing and delivering are inlined here too (once per node)."""
+    heap = [(-node.seq, node) for node in roots]
+    heapify(heap)
+    pop = buffers.pop
+    get = buffers.get
+    free = not retain_graph
+    while heap:
+        node = heappop(heap)[1]
+        grads = pop(node)
+        if node.pre_hooks is not None or node.retained is not None:
+            grads = [None if g is None else g._data
+                     for g in _node_hooks(node, _wrap(grads, node.device, face), False)]
+        lean = node.lean
+        if lean is not None:
+            if lean(node, grads[0], free, buffers, leaf_grads, heap):
+                continue        # run, freed and delivered
+            in_grads = node.op.array_backward(node, grads[0])
+        elif node.op is not None and node.n_outputs == 1:
+            in_grads = node.op.array_backward(node, grads[0])
+        else:                   # a custom Function or a node of several outputs: on Tensors
+            inputs, outs = node.unpack()
+            in_grads = [g._data if isinstance(g, Tensor) else None for g in
+                        node.backward_fn(_wrap(grads, node.device, face), inputs, outs)]
+        if free and (node.saved_versions or node.out_data is not None):
+            node.released = True       # ``node.release()``, inlined
+            node.inputs = node.backward_fn = None
+            node.saved_versions = ()
+            node.out_data = node.out_version = None
+            if node.out_tangents is not None:
+                node.out_tangents = None
+        for edge, g in zip(node.next, in_grads):      # ``_send``, inlined
+            if g is None or edge is None:
+                continue
+            target = edge[0]
+            if type(target) is Node:
+                buf = get(target)
+                if buf is None:
+                    heappush(heap, (-target.seq, target))
+                    if target.n_outputs == 1:
+                        buffers[target] = [g]
+                    else:
+                        buf = buffers[target] = [None] * target.n_outputs
+                        buf[edge[1]] = g
+                else:
+                    idx = edge[1]
+                    buf[idx] = _add_arrays(buf[idx], g, target.device)
+            else:
+                leaf_grads[target] = _add_arrays(leaf_grads.get(target), g, target._device)
 
 
 def _finish_leaves(leaf_grads, capture, captured, create_graph):

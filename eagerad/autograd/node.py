@@ -24,20 +24,27 @@ class Node:
     >>> node = (x * x).grad_fn; node.name, node.n_outputs, node.op.name
     ('MulBackward', 1, 'mul')
     """
-    __slots__ = ("name", "op", "kwargs", "backward_fn", "next", "inputs", "saved_versions", "out_data",
-                 "out_version", "out_tangents", "n_outputs", "seq", "released", "device",
-                 "__weakref__", "__dict__")
+    __slots__ = ("name", "op", "backward_fn", "next", "inputs", "saved_versions", "out_data",
+                 "out_version", "seq", "released", "device", "lean", "__weakref__", "__dict__")
     # Rarely set fields, as class defaults (a node gets its own value only when one is
     # set), so that recording an op, once per op, skips them.
     pre_hooks = None        # output index -> gradient hooks
     retained = None         # output index -> weak reference to a tensor that retains grad
     trace = None            # creation stack under anomaly detection
+    kwargs = {}             # the op's keywords (none: the usual call); never mutated
+    n_outputs = 1
+    out_tangents = None     # forward-mode tangents of saved outputs (``forward_ad``)
+    # ``lean``: the node's backward on bare arrays made for its op and call shape by
+    # ``eagerad.ops.lean`` (``lean(node, gd)`` -> input gradient arrays, or None where its
+    # conditions do not hold and ``op.array_backward`` decides); None for other nodes.
 
     def __init__(self, name, backward_fn, next_edges, inputs, saved, outputs, save_outputs,
                  op=None, kwargs=None):
         self.name = name
         self.op = op            # the registry op recorded (None for a custom Function)
-        self.kwargs = kwargs
+        if kwargs:
+            self.kwargs = kwargs
+        self.lean = None
         self.backward_fn = backward_fn
         self.next = next_edges
         self.inputs = inputs
@@ -48,7 +55,8 @@ class Node:
             self.saved_versions = tuple(versions)
         else:
             self.saved_versions = ()
-        self.n_outputs = len(outputs)
+        if len(outputs) != 1:
+            self.n_outputs = len(outputs)
         self.device = outputs[0]._device
         if save_outputs:
             data, versions = [], []
@@ -58,7 +66,6 @@ class Node:
             self.out_data, self.out_version = tuple(data), tuple(versions)
         else:
             self.out_data = self.out_version = None
-        self.out_tangents = None
         self.seq = next(_sequence)
         self.released = False
         if anomaly.enabled:
@@ -147,14 +154,16 @@ class Node:
             self.released = True
             self.inputs = self.backward_fn = None
             self.saved_versions = ()
-            self.out_data = self.out_version = self.out_tangents = None
+            self.out_data = self.out_version = None
+            if self.out_tangents is not None:
+                self.out_tangents = None
 
 
 _new = object.__new__
-_NO_KWARGS = {}
 
 
-def lean_node(name, op, backward_fn, next_edges, inputs, saved_versions, out, save_output):
+def lean_node(name, op, backward_fn, next_edges, inputs, saved_versions, out, save_output,
+              lean=None):
     """A ``Node`` of a one-output registry op called without keywords, built field by field
     (the per-op recording path): ``saved_versions`` come made, ``out`` is the output Tensor.
 
@@ -166,12 +175,11 @@ def lean_node(name, op, backward_fn, next_edges, inputs, saved_versions, out, sa
     node = _new(Node)
     node.name = name
     node.op = op
-    node.kwargs = _NO_KWARGS
     node.backward_fn = backward_fn
     node.next = next_edges
     node.inputs = inputs
     node.saved_versions = saved_versions
-    node.n_outputs = 1
+    node.lean = lean
     node.device = out._device
     if save_output:
         version = out._version
@@ -179,7 +187,6 @@ def lean_node(name, op, backward_fn, next_edges, inputs, saved_versions, out, sa
         node.out_version = ((version, version[0]),)
     else:
         node.out_data = node.out_version = None
-    node.out_tangents = None
     node.seq = next(_sequence)
     node.released = False
     if anomaly.enabled:

@@ -41,16 +41,14 @@ def _unary(name, vjp=None, jvp=None, domain=None, example=None, floating=True, p
     name) and ``aliases`` its other public names (``export``)."""
     cases = _each_shape(**(domain or {})) if vjp is not None else None
     op = defop(name, lambda B, x: B.unary(name, x), vjp=vjp, jvp=jvp, cases=cases,
-               elementwise=True, **kw)
-
-    run = op.apply1
+               elementwise=True, kernel=("unary", name), **kw)
 
     def fn(x):
         if type(x) is not Tensor and not isinstance(x, Tensor):
             x = as_tensor(x)
         if floating and x._data.dtype.kind not in "fc":
             x = x.astype(dt.default_float)
-        return run(x)     # ``op(x)`` without its extra calls (the per-op hot path)
+        return op.apply1(x)     # ``op(x)`` without its extra calls (made at first use)
     x, out = example if isinstance(example, tuple) else ("0.5", example)
     fn.__name__, fn.op = name, op
     fn.__doc__ = f"Elementwise ``{name}``.\n\n    >>> print({name}(eagerad.tensor([{x}])))\n    {out}\n"
@@ -176,9 +174,8 @@ def _binary(name, vjp=None, jvp=None, x=None, y=None, example=None, public=None,
     ``check(public, x, y)`` vets operands that are not a float tensor and a number."""
     cases = kw.pop("cases", None) or (_pairs(x, y) if vjp is not None else None)
     op = defop(name, forward or (lambda B, a, b: B.binary(name, a, b)), vjp=vjp, jvp=jvp,
-               cases=cases, elementwise=True, **kw)
+               cases=cases, elementwise=True, kernel=None if forward else ("binary", name), **kw)
     public = public or name
-    run = op.apply2
 
     def fn(x, y):
         ty = type(y)
@@ -187,7 +184,7 @@ def _binary(name, vjp=None, jvp=None, x=None, y=None, example=None, public=None,
             if check is not None:
                 check(public, x, y)
         try:
-            return run(x, y)
+            return op.apply2(x, y)
         except ValueError:
             _check_broadcast(public, x, y)   # a clearer message for the usual cause
             raise

@@ -13,6 +13,7 @@ jvp rules.  Nothing in the engine changes when an op is added.
 ...              jvp=lambda t, ans, x: t * 3 * x ** 2)
 """
 import functools
+import warnings
 
 import numpy as np
 
@@ -23,6 +24,43 @@ from ..autograd.node import Node, lean_node
 from ..tensor import Tensor, zeros_like
 
 OPS = {}
+# NaN/inf results pass silently from the backend functions that ``eagerad.ops.lean`` calls
+# directly, as from the backend's own calls of them (the filter is set here, at import,
+# since that module is imported at the first op call)
+warnings.filterwarnings("ignore", category=RuntimeWarning, module="eagerad.ops.lean")
+
+
+class _Made:
+    """An attribute of an ``Op`` made from its stanza at the first read (``make_lean``)
+    and kept in the op's ``__dict__``, which later reads find first.
+
+    >>> OPS['neg'].apply1 is OPS['neg'].apply1
+    True
+    """
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, op, owner=None):
+        if op is None:
+            return self
+        make_lean(op)
+        return op.__dict__[self.name]
+
+
+def make_lean(op):
+    """Make ``op``'s ``apply1``, ``apply2`` and ``array_backward`` (at its first use).
+
+    >>> make_lean(OPS['sin']); {'apply1', 'apply2', 'array_backward'} <= set(OPS['sin'].__dict__)
+    True
+    """
+    from .lean import appliers
+    made = op.__dict__
+    if "apply1" not in made:
+        made["apply1"], made["apply2"] = appliers(op)
+    if "array_backward" not in made:
+        made["array_backward"] = _lean_backward(op)
 
 
 class Op:
@@ -35,11 +73,10 @@ class Op:
     """
     __slots__ = ("name", "node_name", "forward", "vjp", "jvp", "saves", "save_output",
                  "_fast", "n_outputs", "view", "moves_device", "cases", "batch", "elementwise",
-                 "backward_fn", "same_dtype", "saves_by_wanted", "apply1", "apply2",
-                 "array_backward")
+                 "backward_fn", "same_dtype", "saves_by_wanted", "kernel", "__dict__")
 
     def __init__(self, name, forward, vjp, jvp, saves, save_output, fast, n_outputs, view,
-                 moves_device, cases, batch=None, elementwise=False):
+                 moves_device, cases, batch=None, elementwise=False, kernel=None):
         self.name = name
         self.node_name = "".join(p.capitalize() for p in name.split("_")) + "Backward"
         self.forward = forward
@@ -56,10 +93,16 @@ class Op:
         self.cases = tuple(cases or ())
         self.batch = batch
         self.elementwise = elementwise
+        self.kernel = kernel
         # the node callback of a call without keywords, made once instead of per record
         self.backward_fn = functools.partial(_backward, self, {})
-        self.apply1, self.apply2 = _lean_appliers(self)
-        self.array_backward = _lean_backward(self)
+
+    # Made at the op's first use, never at import (``eagerad.ops.lean``): ``apply1(x)`` and
+    # ``apply2(x, y)``, ``apply`` for the common call shapes (one Tensor; a Tensor and a
+    # Tensor or Python number; no keywords), and the node backward on bare arrays.
+    apply1 = _Made("apply1")
+    apply2 = _Made("apply2")
+    array_backward = _Made("array_backward")
 
     def __call__(self, *args, **kwargs):
         return apply(self, args, kwargs)
@@ -77,7 +120,8 @@ class Op:
     @fast.setter
     def fast(self, rules):
         self._fast = rules
-        self.array_backward = _lean_backward(self)
+        for made in ("apply1", "apply2", "array_backward"):    # made again from the new rules
+            self.__dict__.pop(made, None)
 
     def __repr__(self):
         return f"<eagerad op {self.name}>"
@@ -120,7 +164,8 @@ def _as_rules(rules):
 
 
 def defop(name, forward, vjp=None, jvp=None, saves=None, save_output=False, fast=None,
-          n_outputs=1, view=False, moves_device=False, cases=None, batch=None, elementwise=False):
+          n_outputs=1, view=False, moves_device=False, cases=None, batch=None, elementwise=False,
+          kernel=None):
     """Define and register an op.
 
     ``forward(B, *arrays, **kw)`` gets the backend module ``B`` and arrays (or the
@@ -148,6 +193,9 @@ def defop(name, forward, vjp=None, jvp=None, saves=None, save_output=False, fast
     not batched), it returns the batched result and where its batch axis is (a
     tuple of both for ops with several outputs).  ``elementwise=True`` declares a
     broadcasting elementwise op, whose batching rule follows from that.
+    ``kernel=("unary", name)`` / ``("binary", name)`` declares that ``forward`` is exactly
+    the backend's ``unary``/``binary`` call of that name, so that the op's fast path
+    (``eagerad.ops.lean``) may call the backend's array function directly.
 
     >>> twice = defop("doc_twice", lambda B, x: B.binary("mul", x, 2.0),
     ...               vjp=lambda g, ans, x: g * 2, saves=())
@@ -158,7 +206,7 @@ def defop(name, forward, vjp=None, jvp=None, saves=None, save_output=False, fast
     op = Op(name, forward, _as_rules(vjp), _as_rules(jvp), saves, save_output,
             fast if type(fast) is SameDtype else _as_rules(fast) if fast is not None else (),
             n_outputs, view, moves_device, cases,
-            batch, elementwise)
+            batch, elementwise, kernel)
     OPS[name] = op
     return op
 
@@ -303,119 +351,9 @@ def apply(op, args, kwargs):
     return result
 
 
-_new = object.__new__
-
-
-def _lean_appliers(op):
-    """``apply`` for the common call shapes of ``op``, made once from its stanza: one Tensor
-    (``apply1(x)``), or a Tensor and a Tensor or Python number (``apply2(x, y)``), no
-    keywords, one output.  What the node keeps of each operand (``saves``) and whether a
-    rule exists are worked out here, not per call; the forward runs, the result is made
-    and the node recorded inline.  Anything else (vmap or forward-mode levels, devices that
-    differ, views, several outputs) goes through ``apply``, which is always right.
-
-    >>> x = eagerad.tensor([1.0, 2.0], requires_grad=True)
-    >>> OPS['mul'].apply2(x, 3.0).grad_fn.name, OPS['sin'].apply1(x).grad_fn.name
-    ('MulBackward', 'SinBackward')
-    """
-    def apply1(x):
-        return apply(op, (x,), {})
-
-    def apply2(x, y):
-        return apply(op, (x, y), {})
-    if op.n_outputs != 1 or op.view or op.moves_device:
-        return apply1, apply2
-    forward, name, bfn, save_output = op.forward, op.node_name, op.backward_fn, op.save_output
-    vjp = op.vjp
-    rule0 = len(vjp) > 0 and vjp[0] is not None
-    rule1 = len(vjp) > 1 and vjp[1] is not None
-
-    def keeps(wanted):       # which of the two operands the node keeps (others: ``Unsaved``)
-        saves = op.saves
-        if saves is None:
-            return (True, True)
-        if type(saves) is dict:
-            saves = frozenset(j for i, s in saves.items() if wanted >> i & 1 for j in s)
-        return (0 in saves, 1 in saves)
-    keep_x = keeps(1)[0]
-    plans = {w: keeps(w) for w in (1, 2, 3)}
-
-    def apply1(x):
-        if batching.levels or forward_ad.levels or type(x) is not Tensor:
-            return apply(op, (x,), {})
-        dev = x._device
-        t = _new(Tensor)
-        t._data = forward(_backends.get(dev.type) or _backend(dev), x._data)
-        t._device = dev
-        t._requires_grad = False
-        t.grad_fn = None
-        t._version = [0]
-        t._face = x._face
-        if x._requires_grad and rule0 and grad_state.enabled:
-            fn = x.grad_fn
-            if keep_x:
-                version = x._version
-                inputs, saved = (x,), ((x, version, version[0]),)
-            else:
-                inputs, saved = (Unsaved(x),), ()
-            t.grad_fn = lean_node(name, op, bfn, ((fn, x._out_index) if fn is not None else (x, 0),),
-                                  inputs, saved, t, save_output)
-            t._requires_grad = True
-        return t
-
-    def apply2(x, y):
-        if batching.levels or forward_ad.levels or type(x) is not Tensor:
-            return apply(op, (x, y), {})
-        dev = x._device
-        ty = type(y)
-        if ty is Tensor or isinstance(y, Tensor):
-            if y._device is not dev and y._device != dev:
-                return apply(op, (x, y), {})     # raises, naming the argument
-            yd = y._data
-            y_wants = y._requires_grad and rule1
-        else:
-            yd = y
-            y_wants = False
-        t = _new(Tensor)
-        t._data = forward(_backends.get(dev.type) or _backend(dev), x._data, yd)
-        t._device = dev
-        t._requires_grad = False
-        t.grad_fn = None
-        t._version = [0]
-        t._face = x._face
-        x_wants = x._requires_grad and rule0
-        if (x_wants or y_wants) and grad_state.enabled:
-            keep0, keep1 = plans[(1 if x_wants else 0) | (2 if y_wants else 0)]
-            saved = []
-            if keep0:
-                version = x._version
-                saved.append((x, version, version[0]))
-                in0 = x
-            else:
-                in0 = Unsaved(x)
-            if yd is y:                  # a Python number
-                in1 = y
-            elif keep1:
-                version = y._version
-                saved.append((y, version, version[0]))
-                in1 = y
-            else:
-                in1 = Unsaved(y)
-            if x_wants:
-                fn = x.grad_fn
-                e0 = (fn, x._out_index) if fn is not None else (x, 0)
-            else:
-                e0 = None
-            if y_wants:
-                fn = y.grad_fn
-                e1 = (fn, y._out_index) if fn is not None else (y, 0)
-            else:
-                e1 = None
-            t.grad_fn = lean_node(name, op, bfn, (e0, e1), (in0, in1), tuple(saved), t,
-                                  save_output)
-            t._requires_grad = True
-        return t
-    return apply1, apply2
+# Set while ``eagerad.jit`` traces a function: then every op takes ``apply`` (the lean
+# appliers of ``eagerad.ops.lean`` check it too).
+_trace = None
 
 
 _backends = {}    # device type -> backend module, a dict lookup instead of ``backend.get``
@@ -470,7 +408,9 @@ def _record(op, args, kwargs, outs):
     if len(outs) == 1:
         o = outs[0]
         node = lean_node(op.node_name, op, op.backward_fn, tuple(edges), inputs,
-                         tuple([(t, t._version, t._version[0]) for t in saved]), o, op.save_output)
+                         tuple([(t, t._version, t._version[0]) for t in saved]), o, op.save_output,
+                         _lean_step(op, args, inputs, wanted, kwargs, o)
+                         if len(args) <= 2 and type(o._data) is np.ndarray else None)
         if kwargs:
             node.kwargs = kwargs
             node.backward_fn = functools.partial(_backward, op, kwargs)
@@ -484,6 +424,24 @@ def _record(op, args, kwargs, outs):
         o.grad_fn = node
         if i:
             o._out_index = i      # (0 is the class default: no instance dict)
+
+
+def _lean_step(op, args, inputs, wanted, kwargs, out):
+    """The lean step (``eagerad.ops.lean``) of a node that ``_record`` makes on the CPU with
+    the node's ``inputs`` for ``args``, or None where an argument is neither a Tensor nor a
+    Python number."""
+    spec = []
+    i = 0
+    for a, kept in zip(args, inputs):
+        ta = type(a)
+        if ta is float or ta is int:
+            spec.append("N")
+        elif isinstance(a, Tensor) and type(a._data) is np.ndarray:
+            spec.append(("U" if type(kept) is Unsaved else "S") + ("+" if wanted >> i & 1 else "-"))
+        else:
+            return None
+        i += 1
+    return _lean.step_for(op, tuple(spec), op.save_output, bool(kwargs))
 
 
 def _saves_for(op, wanted):
@@ -780,8 +738,13 @@ def _complex_node(op, g, inputs):
     gradient, and rules written for real numbers."""
     if op.name in COMPLEX_AWARE:
         return False
-    return any(_is_complex(x) for x in (g if isinstance(g, tuple) else (g,))) or \
-        any(_is_complex(x) for x in inputs)
+    for x in (g if isinstance(g, tuple) else (g,)):      # (loops: this runs once per node
+        if _is_complex(x):                                 # of a recorded backward)
+            return True
+    for x in inputs:
+        if _is_complex(x):
+            return True
+    return False
 
 
 def _conjugated(rule, g, ans, inputs, kwargs):
@@ -950,3 +913,6 @@ def sum_to(g, shape):
     if g.shape != tuple(shape):
         g = g.reshape(shape)
     return g
+
+
+from . import lean as _lean  # noqa: E402  (it builds on this module: imported once it is whole)
