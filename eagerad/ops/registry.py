@@ -23,6 +23,7 @@ from ..autograd.node import Node, lean_node
 from ..tensor import Tensor, zeros_like
 
 OPS = {}
+tracer = None    # eagerad.jit's recorder while it traces a function: tracer(op, args, kwargs, result)
 
 
 class Op:
@@ -300,6 +301,8 @@ def apply(op, args, kwargs):
         _record(op, args, kwargs, outs)
     if forward_ad.levels:
         forward_ad.propagate(op, args, kwargs, outs)
+    if tracer is not None:
+        tracer(op, args, kwargs, result)
     return result
 
 
@@ -341,7 +344,7 @@ def _lean_appliers(op):
     plans = {w: keeps(w) for w in (1, 2, 3)}
 
     def apply1(x):
-        if batching.levels or forward_ad.levels or type(x) is not Tensor:
+        if batching.levels or forward_ad.levels or type(x) is not Tensor or tracer is not None:
             return apply(op, (x,), {})
         dev = x._device
         t = _new(Tensor)
@@ -364,7 +367,7 @@ def _lean_appliers(op):
         return t
 
     def apply2(x, y):
-        if batching.levels or forward_ad.levels or type(x) is not Tensor:
+        if batching.levels or forward_ad.levels or type(x) is not Tensor or tracer is not None:
             return apply(op, (x, y), {})
         dev = x._device
         ty = type(y)
