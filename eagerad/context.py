@@ -88,10 +88,12 @@ def get_default_device():
     return _default[0]
 
 
-def jit(fn=None, *args, **kwargs):
-    """MindSpore's ``@jit`` (also ``ms_function``): accepted, and the function runs eagerly
-    as written (said once per process); arguments such as ``mode=``/``jit_config=`` are
-    ignored.  Also usable as ``jit(fn)`` and ``@jit(...)``.
+def jit(fn=None, **kwargs):
+    """MindSpore's ``@jit`` (also ``ms_function``) and ``eagerad.jit``: trace ``fn`` once per
+    guard key and replay it, its elementwise chains fused into compiled kernels (see
+    ``eagerad.jit.jit`` for what is guarded, replayed and when it runs eagerly instead).
+    Usable as ``jit(fn)``, ``@jit`` and ``@jit(...)``; MindSpore's ``mode=``,
+    ``jit_config=``, ``input_signature=`` and such are accepted with no effect.
 
     >>> @jit
     ... def double(x):
@@ -99,10 +101,8 @@ def jit(fn=None, *args, **kwargs):
     >>> double(3)
     6
     """
-    if fn is None or not callable(fn):
-        return lambda f: jit(f)
-    _once("jit", "eagerad runs every function eagerly: @jit is accepted and compiles nothing")
-    return fn
+    from .jit import jit as compile_fn     # (imported on first use: importing eagerad compiles nothing)
+    return compile_fn(fn, **kwargs)
 
 
 ms_function = jit

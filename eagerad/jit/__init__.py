@@ -10,6 +10,8 @@ MindSpore's ``jit``/``ms_function`` and PyTorch's ``torch.compile``.
 >>> float(f(eagerad.zeros(3)))
 3.0
 """
+import sys
+
 from .compiled import Compiled, optimized_module
 
 DEFAULT_MIN_FUSE_SIZE = 1 << 15
@@ -77,5 +79,16 @@ def jit(fn=None, *, min_fuse_size=DEFAULT_MIN_FUSE_SIZE, **options):
         return fn
     return Compiled(fn, min_fuse_size)
 
+
+class _CallableModule(type(sys.modules[__name__])):
+    """Importing this package makes ``eagerad.jit`` the package (Python binds a submodule
+    to its parent's attribute); calling it is calling ``jit``, so ``eagerad.jit(fn)`` works
+    before and after the import."""
+
+    def __call__(self, fn=None, **kwargs):
+        return jit(fn, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
 
 __all__ = ["jit", "Compiled", "optimized_module"]
