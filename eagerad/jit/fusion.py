@@ -17,6 +17,7 @@ n-th derivatives are those of the unfused ops.
 """
 import numpy as np
 
+from ..backend.cpu import pool
 from ..ops import registry
 from ..tensor import Tensor, zeros_like
 from . import codegen
@@ -179,7 +180,7 @@ class FusedChain:
         if self.reduce:
             fn = mod.forward_p if n >= PARALLEL_MIN else mod.forward_s
             return np.array(fn(n, *args), dtype=self.np_dtype)
-        out = np.empty(n, self.np_dtype)
+        out = pool.empty((n,), self.np_dtype)
         (mod.forward_p if n >= PARALLEL_MIN else mod.forward_s)(n, out, *args)
         return out.reshape(shape)
 
@@ -193,7 +194,7 @@ class FusedChain:
         else:
             g, g_kind = np.ascontiguousarray(np.broadcast_to(gd, shape)).reshape(-1), "a"
         mod = self._kernels(kinds, g_kind)
-        outs = {k: np.empty(n, self.np_dtype) for k, need in enumerate(self.needs) if need}
+        outs = {k: pool.empty((n,), self.np_dtype) for k, need in enumerate(self.needs) if need}
         (mod.backward_p if n >= PARALLEL_MIN else mod.backward_s)(n, g, *args, *outs.values())
         return {k: v.reshape(shape) for k, v in outs.items()}
 

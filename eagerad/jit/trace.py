@@ -214,7 +214,7 @@ class _Recorder:
         return __init__
 
     def __enter__(self):
-        self.pre = {id(o): weakref.ref(o) for o in gc.get_objects() if isinstance(o, Tensor)}
+        self.pre = {id(o): weakref.ref(o) for o in gc.get_objects() if issubclass(type(o), Tensor)}
         for t in self.keep:
             self.pre.pop(id(t), None)
         self.saved = saved = []
@@ -267,7 +267,7 @@ class _Recorder:
         if tr.problem is None:
             known = self.slot_of
             for o in gc.get_objects():
-                if isinstance(o, Tensor) and id(o) not in known and not self._existed(o) \
+                if issubclass(type(o), Tensor) and id(o) not in known and not self._existed(o) \
                         and (self.created.get(id(o)) or (lambda: None,))[0]() is not o:
                     self.fail("a tensor made outside eagerad's ops outlived the function "
                               "(a gradient, a detached copy, a cached value)")

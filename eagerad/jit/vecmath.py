@@ -37,13 +37,10 @@ def _pow2(n):
 
 
 @njit(**_FLAGS)
-def exp32(x):
-    """``exp(x)`` of a float32, ~1 ulp; inf above ~88.72, subnormals then 0 below.
-
-    >>> float(exp32(np.float32(-100.0))) > 0, float(exp32(np.float32(100.0)))
-    (True, inf)
-    """
-    c = min(max(x, F(-104.0)), F(89.0))
+def _exp_poly(c):
+    """``(p, n)`` with ``exp(c) = p * 2**n``, ``p`` in [0.7, 1.42]: ``n`` the nearest
+    integer to ``c / ln 2``, ``p`` a degree-7 polynomial of the remainder (Cephes' expf
+    coefficients), for a float32 ``c`` in [-104, 89]."""
     n = np.floor(c * F(1.44269504) + F(0.5))
     r = c - n * F(0.693359375) + n * F(2.12194440e-4)      # ln 2 in two parts
     p = F(1.9875691500E-4)
@@ -52,7 +49,18 @@ def exp32(x):
     p = p * r + F(4.1665795894E-2)
     p = p * r + F(1.6666665459E-1)
     p = p * r + F(5.0000001201E-1)
-    p = p * r * r + r + F(1.0)
+    return p * r * r + r + F(1.0), n
+
+
+@njit(**_FLAGS)
+def exp32(x):
+    """``exp(x)`` of a float32, within 2 ulp of numpy's; inf above ~88.72, subnormals then
+    0 below ~-87.3, NaN for NaN.
+
+    >>> float(exp32(np.float32(-100.0))) > 0, float(exp32(np.float32(100.0)))
+    (True, inf)
+    """
+    p, n = _exp_poly(min(max(x, F(-104.0)), F(89.0)))
     half = np.floor(n * F(0.5))          # two powers of two: subnormal results and inf
     y = p * _pow2(half) * _pow2(n - half)
     return y if x == x else x
@@ -60,8 +68,9 @@ def exp32(x):
 
 @njit(**_FLAGS)
 def tanh32(x):
-    """``tanh(x)`` of a float32: an odd polynomial below 0.625 in magnitude, else from
-    ``exp32(2|x|)``.
+    """``tanh(x)`` of a float32: an odd polynomial below 0.625 in magnitude (Cephes'
+    tanhf coefficients), else ``1 - 2 / (exp(2|x|) + 1)`` (|x| capped at 9, where tanh
+    is 1 in float32).
 
     >>> float(tanh32(np.float32(-30.0))), float(tanh32(np.float32(1e-30)))
     (-1.0, 1e-30)
@@ -70,9 +79,11 @@ def tanh32(x):
     z = x * x
     small = ((((F(-5.70498872745E-3) * z + F(2.06390887954E-2)) * z - F(5.37397155531E-2)) * z
               + F(1.33314422036E-1)) * z - F(3.33332819422E-1)) * z * x + x
-    big = F(1.0) - F(2.0) / (exp32(a + a) + F(1.0))
+    p, n = _exp_poly(min(a, F(9.0)) * F(2.0))
+    big = F(1.0) - F(2.0) / (p * _pow2(n) + F(1.0))
     big = big if x >= F(0.0) else -big
-    return small if a < F(0.625) else big
+    y = small if a < F(0.625) else big
+    return y if x == x else x
 
 
 @njit(**_FLAGS)
