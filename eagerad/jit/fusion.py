@@ -37,7 +37,7 @@ def _fusable(trace, step, dtype=None):
     if step.op.name not in FUSABLE or step.kwargs or len(step.outs) != 1:
         return None
     d = trace.meta[step.outs[0]][1]
-    if d.name not in ("float32", "float64") or (dtype is not None and d != dtype):
+    if trace.meta[step.outs[0]][2].type != "cpu" or d.name not in ("float32", "float64") or (dtype is not None and d != dtype):
         return None
     for a in step.args:
         if type(a) is Slot:

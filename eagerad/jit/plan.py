@@ -17,6 +17,8 @@ device and ``requires_grad`` (else the caller traces again).
 >>> p.run([eagerad.tensor([1.0, 2.0])]).tolist()
 [4.0, 7.0]
 """
+import weakref
+
 from .. import backend
 from ..autograd.grad_mode import state as _grad_state
 from ..ops import registry
@@ -38,6 +40,7 @@ class Plan:
         self.checks = [(v, trace.meta[s]) for s, (k, v) in enumerate(zip(trace.kinds, trace.values))
                        if k == EXTERNAL]
         self.out_tree = trace.out_tree
+        self.views = tuple((int(s), int(root), steps) for s, root, steps in trace.views)
         self.fused = []
         chains = fusion.find_chains(trace, min_fuse)
         at = {}                                # last step index -> chain
@@ -97,7 +100,16 @@ class Plan:
             else:
                 for o, r in zip(outs, result):
                     env[o] = r
+        for s, root, steps in self.views:     # what ``ops.shape.track_view`` marked
+            _mark_view(env[s], env[root], steps)
         return _unflatten(self.out_tree, env)
+
+
+def _mark_view(out, root, steps):
+    out._view = (root, steps)
+    if root._views is None:
+        root._views = weakref.WeakSet()
+    root._views.add(out)
 
 
 def _source_step(trace, slot):

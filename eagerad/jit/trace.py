@@ -19,6 +19,7 @@ tensor hook, vmap or forward-mode levels met inside, and non-tensor outputs.
 (['mul', 'exp'], None)
 """
 import gc
+import threading
 import weakref
 
 import numpy as np
@@ -77,6 +78,7 @@ class Trace:
         self.out_tree = None
         self.problem = None
         self.n_args = 0
+        self.views = []         # (slot, root slot, view steps): ``ops.shape.track_view``'s marks
 
 
 class _Recorder:
@@ -90,6 +92,7 @@ class _Recorder:
         self.created = {}          # id(tensor) -> (weak ref, copy of its array): Tensor(host data)
         self.drawn = {}            # id(array) -> (array, copy, backend name, args)
         self.pre = None
+        self.thread = threading.get_ident()
         for t in leaves:
             if id(t) not in self.slot_of:
                 self._new_slot(t, ARG, t)
@@ -146,6 +149,8 @@ class _Recorder:
 
     # ------------------------------------------------------------ the op hook
     def __call__(self, op, args, kwargs, result):
+        if threading.get_ident() != self.thread:
+            return                  # another thread's work is not the function's
         try:
             if batching.levels or forward_ad.levels:
                 self.fail("vmap or forward-mode AD inside the function")
@@ -261,9 +266,16 @@ class _Recorder:
         tr = self.trace
         tr.out_tree = self._out(result)
         for s, (version, data) in self.seen.items():
-            t = self.keep[s] if s < len(self.keep) else None
-            if t is not None and (t._version[0] != version or id(t._data) != data):
+            t = self.keep[s]
+            if t._version[0] != version or id(t._data) != data:
                 self.fail("a tensor was changed in place")
+            view = t.__dict__.get("_view") if tr.kinds[s] == PRODUCED else None
+            if view is not None:
+                root = self.slot_of.get(id(view[0]))
+                if root is None or self.keep[root] is not view[0]:
+                    self.fail("a view of a tensor the trace does not know")
+                else:
+                    tr.views.append((s, root, view[1]))
         if tr.problem is None:
             known = self.slot_of
             for o in gc.get_objects():
