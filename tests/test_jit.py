@@ -47,8 +47,18 @@ def test_fused_chain_values_and_gradients_float64():
     assert len(_plan(f).fused) == 1 and not f.fallbacks
     # closed form of the derivative
     xd = x.detach().numpy()
-    np.testing.assert_allclose(gx, (1 - np.tanh(xd) ** 2) * xd + np.tanh(xd) - np.exp(-xd),
-                               rtol=1e-12)
+    exact = (1 - np.tanh(xd) ** 2) * xd + np.tanh(xd) - np.exp(-xd)
+    np.testing.assert_allclose(gx, exact, rtol=1e-12)
+    # the gradient made in the forward pass: scaled by the output gradient; taken twice
+    # (retain_graph: the second backward recomputes it)
+    y = f(x)
+    (g3,) = eagerad.autograd.grad(y, x, grad_outputs=eagerad.tensor(3.0, dtype=eagerad.float64),
+                                  retain_graph=True)
+    np.testing.assert_allclose(g3.numpy(), 3 * exact, rtol=1e-12)
+    x.grad = None
+    y.backward(retain_graph=True)
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * exact, rtol=1e-12)
 
 
 def test_fused_chain_float32_close_to_eager():
@@ -162,6 +172,35 @@ def test_other_fallbacks():
         assert len(f.fallbacks) == 1 and not f.plans
     with pytest.raises(ZeroDivisionError):
         jit(lambda a: a * (1 / 0))(x)
+
+
+class _Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 3 * x ** 2 * g
+
+
+def test_custom_functions_and_hooked_layers_run_eagerly():
+    f = jit(lambda a: _Cube.apply(a) * 2)
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    for _ in range(2):
+        f(x).sum().backward()
+        assert x.grad.tolist() == [6.0, 24.0]
+        x.grad = None
+    assert "outside eagerad's ops" in next(iter(f.fallbacks.values())) and not f.plans
+    seen = []
+    m = torch.nn.Linear(2, 2)
+    m.register_forward_hook(lambda mod, i, o: seen.append(1))
+    cm = torch.compile(m)
+    cm(torch.ones(1, 2))
+    cm(torch.ones(1, 2))
+    assert len(seen) == 2 and not cm.__dict__["_compiled"].plans
 
 
 def test_parameters_updated_in_place_are_seen():

@@ -33,7 +33,8 @@ def jit(fn=None, *, min_fuse_size=DEFAULT_MIN_FUSE_SIZE, **options):
     strings, booleans and None in the arguments by value; grad mode; and when ``fn`` is a
     layer (``nn.Cell``/``nn.Module``) or a bound method of one, every sublayer's
     ``training`` flag and the identity, shape and dtype of its parameters and buffers.
-    Arguments of other types (numpy arrays, objects) make each call run eagerly.
+    Arguments of other types (numpy arrays, objects), and layers with hooks, make each
+    call run eagerly.
 
     Tensors the recording reads but did not make (parameters, tensors of enclosing
     scopes) are read by reference when replayed, so an optimizer's in-place updates are
@@ -43,8 +44,10 @@ def jit(fn=None, *, min_fuse_size=DEFAULT_MIN_FUSE_SIZE, **options):
     graph as an eager call would, so ``backward``, ``grad`` and higher derivatives of the
     outputs work as usual.
 
-    Python side effects (printing, appending to lists, counters, attribute writes) run
-    only while tracing, as in ``jax.jit`` or MindSpore's graph mode.  When the trace
+    Python side effects (printing, appending to lists, counters, attribute writes, a
+    layer's forward hooks) run only while tracing, as in ``jax.jit`` or MindSpore's graph
+    mode, and Python values read from elsewhere (globals, layer attributes other than
+    ``training``, a tensor created from numpy data) are baked into the trace.  When the trace
     cannot be replayed safely the key runs eagerly from then on (the reason is kept in
     ``compiled.fallbacks``): a tensor's value read on the host (``item``, ``bool``,
     ``float``, ``int``, ``tolist``, ``numpy``, printing, ``__index__``), a tensor changed

@@ -6,7 +6,9 @@ the last instruction's value is the chain's output, summed to a scalar when ``re
 ``kernel_source`` writes a module with ``forward_s``/``forward_p`` (serial / ``prange``)
 computing it element by element in one pass, and ``backward_s``/``backward_p`` computing
 the gradient of every leaf in ``needs`` from the output gradient, recomputing the chain
-from the leaves (reverse mode on the scalar expression).  ``load`` writes the module to
+from the leaves (reverse mode on the scalar expression); a chain ending in a sum also gets
+``forward_grad_s``/``forward_grad_p``, the sum and the gradients for an output gradient of
+1 in the same pass.  ``load`` writes the module to
 a cache directory under a name made from its source's hash and imports it; its kernels
 are compiled at first use with ``cache=True``, so another process reuses them.
 
@@ -126,6 +128,15 @@ def kernel_source(program, kinds, dtype, reduce, needs, g_kind="a"):
             body += [deco, f"def forward_{suffix}(n, out, {leaves}):", f"    for i in {loop}(n):"]
             body += _forward_lines(program, kinds, dtype, " " * 8)
             body += [f"        out[i] = v{len(program) - 1}", ""]
+        if reduce and douts:       # the sum and its gradient for an output gradient of 1
+            body += [deco, f"def forward_grad_{suffix}(n, {leaves}, {douts}):", "    total = 0.0",
+                     f"    for b in {loop}((n + {BLOCK - 1}) // {BLOCK}):",
+                     f"        acc = ZERO", f"        for i in range(b * {BLOCK}, min(n, b * {BLOCK} + {BLOCK})):",
+                     "            gi = ONE"]
+            body += _forward_lines(program, kinds, dtype, " " * 12)
+            body += _backward_lines(program, kinds, needs, " " * 12)
+            body += [f"            acc += v{len(program) - 1}", "        total += acc",
+                     "    return total", ""]
         body += [deco, f"def backward_{suffix}(n, g, {leaves}, {douts}):", f"    for i in {loop}(n):",
                  "        gi = g[i]" if g_kind == "a" and not reduce else "        gi = g"]
         body += _forward_lines(program, kinds, dtype, " " * 8)

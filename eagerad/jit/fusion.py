@@ -6,7 +6,9 @@ the CPU) whose intermediate values nothing outside the chain uses, optionally en
 full ``sum``.  ``FusedChain`` makes each one a proper op (``registry.Op``), recorded by the
 engine like any other: its forward is one generated Numba pass (``codegen``); its
 first-order backward (no graph of the backward recorded) one generated pass that
-recomputes the chain from the saved leaves; its differentiable vjp rules (``create_graph``,
+recomputes the chain from the saved leaves, except for a chain ending in a sum run in grad
+mode (a loss): its forward pass also writes the gradients for an output gradient of 1,
+which the backward scales by the output gradient; its differentiable vjp rules (``create_graph``,
 higher order) re-run the chain with the original ops and compose their own vjp rules, so
 n-th derivatives are those of the unfused ops.
 
@@ -15,8 +17,12 @@ n-th derivatives are those of the unfused ops.
 >>> prog.op.name
 'fused_tanh_mul'
 """
+import weakref
+
+import numba
 import numpy as np
 
+from ..autograd.grad_mode import state as _grad_state
 from ..backend.cpu import pool
 from ..ops import registry
 from ..tensor import Tensor, zeros_like
@@ -138,8 +144,9 @@ class FusedChain:
         k = len(needs)
         vjp = tuple(self._rule(i) if needs[i] else None for i in range(k))
         fast = tuple(self._fast(i) if needs[i] else None for i in range(k))
+        self.stash = {}        # id(output array) -> (weak ref to it, {leaf: gradient array})
         self.op = registry.Op("fused_" + "_".join(names), self._forward, vjp, (None,) * k,
-                              None, False, fast, 1, False, False, None)
+                              None, reduce, fast, 1, False, False, None)
 
     # ------------------------------------------------------------ kernels
     def _kernels(self, kinds, g_kind):
@@ -177,11 +184,23 @@ class FusedChain:
         n = int(np.prod(shape))
         args, kinds = self._operands(leaves, shape)
         mod = self._kernels(kinds, "s" if self.reduce else "a")
+        parallel = n >= PARALLEL_MIN and numba.get_num_threads() > 1
+        if self.reduce and any(self.needs) and _grad_state.enabled:
+            # A sum is a loss: its gradient (for an output gradient of 1) comes in the same
+            # pass, kept until the node's backward takes it (or the output dies).
+            outs = {k: pool.empty((n,), self.np_dtype) for k, need in enumerate(self.needs)
+                    if need}
+            fn = mod.forward_grad_p if parallel else mod.forward_grad_s
+            out = np.array(fn(n, *args, *outs.values()), dtype=self.np_dtype)
+            key = id(out)
+            self.stash[key] = (weakref.ref(out), outs, shape)
+            weakref.finalize(out, self.stash.pop, key, None)
+            return out
         if self.reduce:
-            fn = mod.forward_p if n >= PARALLEL_MIN else mod.forward_s
+            fn = mod.forward_p if parallel else mod.forward_s
             return np.array(fn(n, *args), dtype=self.np_dtype)
         out = pool.empty((n,), self.np_dtype)
-        (mod.forward_p if n >= PARALLEL_MIN else mod.forward_s)(n, out, *args)
+        (mod.forward_p if parallel else mod.forward_s)(n, out, *args)
         return out.reshape(shape)
 
     def _backward_arrays(self, gd, leaves):
@@ -195,13 +214,21 @@ class FusedChain:
             g, g_kind = np.ascontiguousarray(np.broadcast_to(gd, shape)).reshape(-1), "a"
         mod = self._kernels(kinds, g_kind)
         outs = {k: pool.empty((n,), self.np_dtype) for k, need in enumerate(self.needs) if need}
-        (mod.backward_p if n >= PARALLEL_MIN else mod.backward_s)(n, g, *args, *outs.values())
+        parallel = n >= PARALLEL_MIN and numba.get_num_threads() > 1
+        (mod.backward_p if parallel else mod.backward_s)(n, g, *args, *outs.values())
         return {k: v.reshape(shape) for k, v in outs.items()}
 
     def _fast(self, i):
         def rule(B, gd, ans, *leaves):
             if gd.dtype != self.np_dtype or gd.dtype.kind != "f":
                 return None
+            kept = self.stash.get(id(ans)) if ans is not None else None
+            if kept is not None and kept[0]() is ans and i in kept[1]:
+                arr = kept[1].pop(i)            # the forward's: scaled by g in place
+                g = gd.reshape(-1)[0]
+                if g != 1:
+                    np.multiply(arr, g, out=arr)
+                return arr.reshape(kept[2])
             memo = self.memo
             if memo is None or memo[0] is not gd or len(memo[1]) != len(leaves) or \
                     any(a is not b for a, b in zip(memo[1], leaves)) or i not in memo[2]:

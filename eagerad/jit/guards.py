@@ -5,8 +5,9 @@ every tensor in the arguments (tuples, lists and dicts of them, nested) its shap
 device and ``requires_grad``; the Python numbers, strings, booleans and None in the
 arguments by value; grad mode; and, when the function is a layer (``nn.Cell``/``Module``)
 or a bound method of one, every sublayer's ``training`` flag and the identity, shape and
-dtype of its parameters and buffers.  Arguments of any other type (numpy arrays, arbitrary
-objects) make the call run eagerly, untraced: their contents cannot be guarded.
+dtype of its parameters and buffers (a layer with hooks runs eagerly).  Arguments of any
+other type (numpy arrays, arbitrary objects) make the call run eagerly, untraced: their
+contents cannot be guarded.
 
 >>> import eagerad
 >>> leaves, key = flatten_args((eagerad.ones(2), {"n": 3}), {})
@@ -74,13 +75,20 @@ def module_of(fn):
 
 def module_state(module):
     """The guarded state of ``module``: each sublayer's ``training`` flag, then the identity,
-    shape, dtype and ``requires_grad`` of each parameter and buffer.
+    shape, dtype and ``requires_grad`` of each parameter and buffer (``Unguardable`` when a
+    sublayer has hooks or recomputation: such a layer runs eagerly).
 
     >>> import eagerad
     >>> s = module_state(eagerad.nn.Dense(2, 3)); s[0], s[2][1]
     (True, (3, 2))
     """
-    out = [m.training for m in module.modules()]
+    out = []
+    for m in module.modules():
+        d = m.__dict__
+        if d.get("_forward_pre_hooks") or d.get("_forward_hooks") or d.get("_recompute") or \
+                d.get("_backward_pre_hooks") or d.get("_backward_hooks"):
+            raise Unguardable("a layer with hooks (they run at every call)")
+        out.append(m.training)
     for t in module.parameters():
         out.append(id(t))
         out.append((t._data.shape, t._data.dtype, t._requires_grad))

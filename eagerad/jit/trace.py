@@ -135,7 +135,7 @@ class _Recorder:
             if t._requires_grad or not np.array_equal(snap, t._data):
                 self.fail("a tensor built inside the function requires grad or was changed")
             return self._new_slot(t, CONST, t)
-        drawn = self.drawn.get(id(t._data))
+        drawn = self.drawn.pop(id(t._data), None)    # (one tensor per drawn array)
         if drawn is not None and drawn[0] is t._data and not t._requires_grad:
             arr, copy, name, bargs = drawn
             if not np.array_equal(copy, arr, equal_nan=arr.dtype.kind in "fc"):
