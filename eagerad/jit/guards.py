@@ -79,7 +79,7 @@ def module_state(module):
     sublayer has hooks or recomputation: such a layer runs eagerly).
 
     >>> import eagerad
-    >>> s = module_state(eagerad.nn.Dense(2, 3)); s[0], s[2][1]
+    >>> s = module_state(eagerad.nn.Dense(2, 3)); s[0], s[2][0]
     (True, (3, 2))
     """
     out = []

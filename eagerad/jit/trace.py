@@ -182,14 +182,15 @@ class _Recorder:
         return v
 
     # ------------------------------------------------------------ patches
-    def _host_read(self, name, orig):
+    def _refusing(self, name, orig, why):
+        """Tensor method ``name`` that marks the trace unreplayable (``why``), then runs."""
         rec = self
 
-        def read(self, *args, **kwargs):
-            rec.fail(f"a tensor's value was read on the host ({name})")
+        def method(self, *args, **kwargs):
+            rec.fail(f"{why} ({name})")
             return orig.__get__(self, type(self))(*args, **kwargs)
-        read.__name__ = name
-        return read
+        method.__name__ = name
+        return method
 
     def _autograd_use(self, name, orig):
         rec = self
@@ -227,12 +228,14 @@ class _Recorder:
         for name in HOST_READS:
             if name in d:
                 saved.append((Tensor, name, d[name]))
-                setattr(Tensor, name, self._host_read(name, d[name]))
+                setattr(Tensor, name, self._refusing(name, d[name], "a tensor's value was read "
+                                                               "on the host"))
         for name in AUTOGRAD:
             if name in d:
                 orig = d[name]
                 saved.append((Tensor, name, orig))
-                setattr(Tensor, name, self._method_use(name, orig))
+                setattr(Tensor, name, self._refusing(name, orig, "the autograd engine or a "
+                                                     "hook was used inside the function"))
         saved.append((Tensor, "__init__", d["__init__"]))
         Tensor.__init__ = self._init(d["__init__"])
         saved.append((engine, "_check_seed", engine._check_seed))
@@ -243,15 +246,6 @@ class _Recorder:
             setattr(cpu, name, self._draw(name, getattr(cpu, name)))
         registry.tracer = self
         return self
-
-    def _method_use(self, name, orig):
-        rec = self
-
-        def use(self, *args, **kwargs):
-            rec.fail(f"the autograd engine or a hook was used inside the function ({name})")
-            return orig.__get__(self, type(self))(*args, **kwargs)
-        use.__name__ = name
-        return use
 
     def __exit__(self, *exc):
         registry.tracer = None
