@@ -115,6 +115,16 @@ def test_guards_retrace_on_shape_dtype_and_grad_mode():
     assert f(eagerad.tensor([1.0, 5.0])).tolist() == [3.0, 11.0]      # replayed, new values
 
 
+def test_one_tensor_passed_twice():
+    f = jit(lambda a, b: a * 2 + b)
+    x, y = eagerad.tensor([1.0, 2.0]), eagerad.tensor([10.0, 20.0])
+    assert f(x, x).tolist() == [3.0, 6.0]
+    assert f(x, y).tolist() == [12.0, 24.0]
+    assert f(y, y).tolist() == [30.0, 60.0]
+    assert f(y, x).tolist() == [21.0, 42.0]
+    assert len(f.plans) == 2
+
+
 def test_module_training_flag_is_guarded():
     torch.manual_seed(0)
     m = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Dropout(0.5))

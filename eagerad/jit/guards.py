@@ -108,6 +108,9 @@ def guard_key(module, args, kwargs):
     True
     """
     leaves, key = flatten_args(args, kwargs)
+    ids = [id(t) for t in leaves]
+    if len(set(ids)) != len(ids):          # one tensor passed twice: part of the key
+        key = key + ("aliased", tuple(ids.index(i) for i in ids))
     if module is not None:
         key = key + module_state(module)
     return leaves, key + (_grad_state.enabled,)

@@ -30,17 +30,13 @@ _apply = registry.apply
 
 
 class Plan:
-    """Steps ``(fn, arg template, slot positions, kwargs, output slots, grad mode)``; see
-    the module docstring."""
+    """See the module docstring.  ``steps`` are ``(call, arguments, output slots, grad
+    mode)`` with each tensor argument a ``Slot``; ``run`` is a Python function made from
+    them (``_source``): one line per step, tensors in local variables."""
 
     def __init__(self, trace, min_fuse):
-        self.n_args = trace.n_args
-        self.env = [v if k in (EXTERNAL, CONST) else None
-                    for k, v in zip(trace.kinds, trace.values)]
         self.checks = [(v, trace.meta[s]) for s, (k, v) in enumerate(zip(trace.kinds, trace.values))
                        if k == EXTERNAL]
-        self.out_tree = trace.out_tree
-        self.views = tuple((int(s), int(root), steps) for s, root, steps in trace.views)
         self.fused = []
         chains = fusion.find_chains(trace, min_fuse)
         at = {}                                # last step index -> chain
@@ -63,9 +59,8 @@ class Plan:
                 if type(a) is Slot and trace.kinds[a] == SOURCE and a not in drawn:
                     drawn.add(a)
                     steps.append(_source_step(trace, a))
-            positions = tuple((p, int(a)) for p, a in enumerate(args) if type(a) is Slot)
-            template = [None if type(a) is Slot else a for a in args]
-            steps.append((op, template, positions, kwargs, tuple(int(o) for o in outs), st.grad))
+            steps.append((_caller(op, len(args), kwargs), args, outs, st.grad))
+        self.run = _compile(self, trace)
 
     def valid(self):
         """Whether every tensor read by reference still has the shape, dtype, device and
@@ -77,32 +72,89 @@ class Plan:
                 return False
         return True
 
-    def run(self, tensors):
-        """Replay on the argument tensors ``tensors`` (in ``guards.flatten_args`` order);
-        returns the output structure with the new tensors."""
-        env = self.env[:]
-        env[:self.n_args] = tensors
-        mode = _grad_state.enabled
-        for op, template, positions, kwargs, outs, grad in self.steps:
-            args = template[:]
-            for p, s in positions:
-                args[p] = env[s]
-            if grad is None or grad is mode:
-                result = _apply(op, tuple(args), kwargs) if type(op) is registry.Op else op()
-            else:
-                _grad_state.enabled = grad
-                try:
-                    result = _apply(op, tuple(args), kwargs)
-                finally:
-                    _grad_state.enabled = mode
-            if len(outs) == 1:
-                env[outs[0]] = result
-            else:
-                for o, r in zip(outs, result):
-                    env[o] = r
-        for s, root, steps in self.views:     # what ``ops.shape.track_view`` marked
-            _mark_view(env[s], env[root], steps)
-        return _unflatten(self.out_tree, env)
+
+def _compile(plan, trace):
+    """``run(tensors)``: the plan's steps as one Python function (``_source``)."""
+    scope = {"_with_grad": _with_grad, "_mark_view": _mark_view}
+    source = _source(plan, trace, scope)
+    exec(compile(source, "<eagerad.jit plan>", "exec"), scope)
+    return scope["run"]
+
+
+def _source(plan, trace, scope):
+    """The replay function's source; ``scope`` receives the objects it names (calls,
+    constants, the tensors read by reference)."""
+    def name(x):
+        if type(x) is Slot:
+            kind = trace.kinds[x]
+            if kind in (EXTERNAL, CONST):
+                scope[f"t{int(x)}"] = trace.values[x]
+            return f"t{int(x)}"
+        if x is None or type(x) in (bool, int, float, str) and repr(x) == repr(type(x)(x)) \
+                and x == x and x not in (float("inf"), float("-inf")):
+            return repr(x)
+        key = f"k{len(scope)}"
+        scope[key] = x
+        return key
+    lines = ["def run(tensors):"]
+    if trace.arg_slots:
+        seen = set()
+        names = []
+        for s in trace.arg_slots:
+            names.append("_" if s in seen else f"t{int(s)}")
+            seen.add(s)
+        lines.append("    " + "".join(n + ", " for n in names) + "= tensors")
+    for i, (call, args, outs, grad) in enumerate(plan.steps):
+        scope[f"c{i}"] = call
+        target = ", ".join(f"t{int(o)}" for o in outs) + ("," if len(outs) == 1 and
+                                                          call.__name__ == "multi" else "")
+        if grad is None or grad is trace.grad_mode:     # (the key holds the call's mode)
+            expr = f"c{i}({', '.join(name(a) for a in args)})"
+        else:
+            expr = f"_with_grad({grad}, c{i}{''.join(', ' + name(a) for a in args)})"
+        lines.append(f"    {target} = {expr}")
+    for s, root, steps in trace.views:          # what ``ops.shape.track_view`` marked
+        lines.append(f"    _mark_view(t{int(s)}, t{int(root)}, {name(steps)})")
+    lines.append(f"    return {_tree(trace.out_tree, name)}")
+    return "\n".join(lines) + "\n"
+
+
+def _tree(tree, name):
+    if type(tree) is Slot:
+        return f"t{int(tree)}"
+    if tree is None:
+        return "None"
+    if type(tree) is tuple:
+        return "(" + "".join(_tree(v, name) + ", " for v in tree) + ")"
+    if type(tree) is list:
+        return "[" + ", ".join(_tree(v, name) for v in tree) + "]"
+    return "{" + ", ".join(f"{name(k)}: {_tree(v, name)}" for k, v in tree.items()) + "}"
+
+
+def _with_grad(flag, call, *args):
+    """``call(*args)`` with grad mode ``flag`` (a ``no_grad`` block inside the function)."""
+    mode = _grad_state.enabled
+    if flag is mode:
+        return call(*args)
+    _grad_state.enabled = flag
+    try:
+        return call(*args)
+    finally:
+        _grad_state.enabled = mode
+
+
+def _caller(op, n_args, kwargs):
+    """``op`` applied to its positional arguments as the registry's lean paths do it for
+    the common shapes (``Op.apply1``/``apply2``: the same result, recorded the same way)."""
+    if op.n_outputs == 1 and not kwargs and n_args == 1:
+        return op.apply1
+    if op.n_outputs == 1 and not kwargs and n_args == 2:
+        return op.apply2
+
+    def call(*args):
+        return _apply(op, args, kwargs)
+    call.__name__ = "multi" if op.n_outputs != 1 else "call"
+    return call
 
 
 def _mark_view(out, root, steps):
@@ -120,14 +172,4 @@ def _source_step(trace, slot):
     def draw():
         return Tensor._make(fn(*bargs), device, face=face)
     draw.__name__ = f"draw_{name}"
-    return (draw, [], (), {}, (int(slot),), None)
-
-
-def _unflatten(tree, env):
-    if type(tree) is Slot:
-        return env[tree]
-    if tree is None:
-        return None
-    if type(tree) is tuple or type(tree) is list:
-        return type(tree)(_unflatten(v, env) for v in tree)
-    return {k: _unflatten(v, env) for k, v in tree.items()}
+    return (draw, (), (slot,), None)

@@ -77,7 +77,8 @@ class Trace:
         self.sources = {}
         self.out_tree = None
         self.problem = None
-        self.n_args = 0
+        self.arg_slots = ()     # the slot of each argument tensor (one tensor passed twice: one)
+        self.grad_mode = True
         self.views = []         # (slot, root slot, view steps): ``ops.shape.track_view``'s marks
 
 
@@ -93,10 +94,9 @@ class _Recorder:
         self.drawn = {}            # id(array) -> (array, copy, backend name, args)
         self.pre = None
         self.thread = threading.get_ident()
-        for t in leaves:
-            if id(t) not in self.slot_of:
-                self._new_slot(t, ARG, t)
-        trace.n_args = len(trace.values)
+        trace.arg_slots = tuple(self.slot_of[id(t)] if id(t) in self.slot_of
+                                else self._new_slot(t, ARG, t) for t in leaves)
+        trace.grad_mode = _grad_state.enabled
 
     # ------------------------------------------------------------ slots
     def _new_slot(self, t, kind, value):
