@@ -1,9 +1,9 @@
 """Side-by-side timings: eagerad against PyTorch CPU, plain numpy and hand-fused kernels.
 
-Run ``python benchmarks/run.py`` (``--quick`` for fewer repeats; ``--interleaved`` for W1
-and W6 of eagerad and PyTorch alternated in one process, timed in CPU time).  Every library
-runs in its own child process, so each one pays its own imports and allocator
-settings; PyTorch runs twice, with glibc's default allocator and with the mmap
+Run ``python benchmarks/run.py`` (``--quick`` for fewer repeats; ``--interleaved`` for W1,
+W3, W3-jit and W6 of eagerad and PyTorch alternated in one process, timed in CPU time).
+Every library runs in its own child process, so each one pays its own imports and
+allocator settings; PyTorch runs twice, with glibc's default allocator and with the mmap
 and trim thresholds pinned (page faults on fresh 40 MB buffers dominate its W3
 otherwise).  PyTorch is optional: its rows say "not measured" when absent.
 
@@ -424,12 +424,34 @@ def chain_step(lib, np):
     return step
 
 
+def w3_steps(ea, torch, np):
+    """W3 for eagerad (eager and under ``eagerad.jit``) and torch, on one input."""
+    xs = np.random.default_rng(0).standard_normal(W3_N).astype(np.float32)
+    xe = ea.tensor(xs, requires_grad=True)
+    xt = torch.tensor(xs, requires_grad=True)
+    compiled = ea.jit(lambda x: (x.tanh() * x + (-x).exp()).sum())
+
+    def eager():
+        (xe.tanh() * xe + (-xe).exp()).sum().backward()
+        xe.grad = None
+
+    def jitted():
+        compiled(xe).backward()
+        xe.grad = None
+
+    def pytorch():
+        (torch.tanh(xt) * xt + torch.exp(-xt)).sum().backward()
+        xt.grad = None
+    return eager, jitted, pytorch
+
+
 def interleaved(rounds, calls):
-    """W1 and W6 of eagerad and PyTorch in ONE process, single-threaded, alternating
-    ``rounds`` times between ``calls`` calls of each: the CPU time (``time.process_time``)
-    per call and the median of the per-round ratios.  On a shared machine other jobs add
-    wall time to both sides; CPU time of calls interleaved within a second of each other is
-    the comparison that holds up."""
+    """W1, W3, W3-jit and W6 of eagerad and PyTorch in ONE process, single-threaded,
+    alternating ``rounds`` times between ``calls`` calls of each (one call of the W3 rows):
+    the CPU time (``time.process_time``) per call and the median of the per-round ratios.
+    On a shared machine other jobs add wall time to both sides; CPU time of calls
+    interleaved within a second of each other is the comparison that holds up.  The
+    process runs with the pinned allocator (``main`` sees to it), as W3's torch row must."""
     for k in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[k] = "1"      # (before numpy, torch and eagerad load their thread pools)
     sys.path.insert(0, ROOT)     # this tree's eagerad, as the children's PYTHONPATH gives them
@@ -437,10 +459,14 @@ def interleaved(rounds, calls):
     import torch
     import eagerad
     torch.set_num_threads(1)
+    w3_eager, w3_jit, w3_torch = w3_steps(eagerad, torch, np)
     rows = {}
-    for name, make, n in (("W1", chain_step, calls * 2), ("W6", None, calls)):
-        steps = [make(lib, np) if make else pinn_step(lib, lib.autograd.grad, lib.optim.Adam,
-                                                      lib.tensor, np) for lib in (eagerad, torch)]
+    for name, steps, n in (
+            ("W1", [chain_step(lib, np) for lib in (eagerad, torch)], calls * 2),
+            ("W3", [w3_eager, w3_torch], 1),
+            ("W3-jit", [w3_jit, w3_torch], 1),
+            ("W6", [pinn_step(lib, lib.autograd.grad, lib.optim.Adam, lib.tensor, np)
+                    for lib in (eagerad, torch)], calls)):
         for f in steps:
             for _ in range(3):
                 f()
@@ -462,7 +488,8 @@ def interleaved(rounds, calls):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--interleaved", action="store_true",
-                    help="W1 and W6 only: eagerad and torch alternated in one process, CPU time")
+                    help="W1, W3, W3-jit and W6 only: eagerad and torch alternated in one "
+                         "process, CPU time")
     ap.add_argument("--quick", action="store_true", help="fewer repeats (about a minute)")
     ap.add_argument("--child", choices=sorted(BENCHES), help=argparse.SUPPRESS)
     ap.add_argument("--repeat", type=int, default=None, help="timed calls per workload")
@@ -472,8 +499,10 @@ def main():
         print(json.dumps(BENCHES[args.child](repeat)))
         return
     if args.interleaved:
-        print(f"W1 and W6, single-threaded, CPU time per call, eagerad and torch interleaved "
-              f"(load average {os.getloadavg()[0]:.2f})")
+        if any(os.environ.get(k) != v for k, v in PINNED.items()):    # (read at start-up)
+            os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, **PINNED))
+        print(f"W1, W3, W3-jit and W6, single-threaded, CPU time per call, eagerad and torch "
+              f"(pinned allocator) interleaved (load average {os.getloadavg()[0]:.2f})")
         print("| workload | eagerad ms | torch ms | eagerad / torch (median of rounds) |\n|---|---|---|---|")
         for w, (ea, th, r) in interleaved(5 if args.quick else 15, 20).items():
             print(f"| {w} | {ea * 1e3:.3f} | {th * 1e3:.3f} | {r:.2f} |")

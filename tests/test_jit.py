@@ -153,6 +153,15 @@ def test_random_ops_draw_anew():
     assert all(((d >= 0) & (d < 1)).all() for d in draws)
 
 
+def test_constants_built_inside_are_fresh_each_call():
+    f = jit(lambda x: x * eagerad.tensor([1.0, 2.0]) + eagerad.zeros(2))
+    for _ in range(3):
+        y = f(eagerad.ones(2))
+        assert y.tolist() == [1.0, 2.0]
+        y.add_(100.0)                   # the caller's tensor: nothing of the plan's
+    assert len(f.plans) == 1 and not f.fallbacks
+
+
 @pytest.mark.parametrize("read", [lambda t: t.sum().item(), lambda t: float(t.sum()),
                                   lambda t: bool(t.sum() > 0), lambda t: t.tolist()[0],
                                   lambda t: t.numpy()[0], lambda t: str(t)])

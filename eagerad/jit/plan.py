@@ -3,7 +3,7 @@
 ``Plan(trace, min_fuse)`` keeps the trace's steps in order, each chain that
 ``fusion.find_chains`` picks replaced by one call of its fused op (at the chain's last
 step), and a step before the first use of each array the backend drew or filled during
-the trace (drawn again).  ``plan.run(tensors)`` replays it on the tensors of a new call:
+the trace (drawn again) and of each constant built from host data (copied again).  ``plan.run(tensors)`` replays it on the tensors of a new call:
 every op runs through the registry as an eager call would (recorded for autograd as
 usual; random ops draw anew), tensors that existed before the trace (parameters,
 closed-over tensors) are read by reference, so updates made to them in place since are
@@ -56,7 +56,7 @@ class Plan:
             else:
                 op, args, kwargs, outs = st.op, st.args, st.kwargs, st.outs
             for a in args:
-                if type(a) is Slot and trace.kinds[a] == SOURCE and a not in drawn:
+                if type(a) is Slot and trace.kinds[a] in (SOURCE, CONST) and a not in drawn:
                     drawn.add(a)
                     steps.append(_source_step(trace, a))
             steps.append((_caller(op, len(args), kwargs), args, outs, st.grad))
@@ -86,8 +86,7 @@ def _source(plan, trace, scope):
     constants, the tensors read by reference)."""
     def name(x):
         if type(x) is Slot:
-            kind = trace.kinds[x]
-            if kind in (EXTERNAL, CONST):
+            if trace.kinds[x] == EXTERNAL:
                 scope[f"t{int(x)}"] = trace.values[x]
             return f"t{int(x)}"
         if x is None or type(x) in (bool, int, float, str) and repr(x) == repr(type(x)(x)) \
@@ -165,9 +164,10 @@ def _mark_view(out, root, steps):
 
 
 def _source_step(trace, slot):
-    """A step drawing (or filling) again the array the backend made for ``slot``."""
+    """A step drawing (or filling) again the array the backend made for ``slot``, or
+    copying a constant's array."""
     name, bargs, device, face = trace.sources[slot]
-    fn = getattr(backend.get("cpu"), name)
+    fn = backend.get("cpu").copy if name == "copy" else getattr(backend.get("cpu"), name)
 
     def draw():
         return Tensor._make(fn(*bargs), device, face=face)

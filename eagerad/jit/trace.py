@@ -4,9 +4,9 @@
 while ``registry.tracer`` receives every op applied.  Each tensor the run meets gets a slot:
 an argument's tensors, outputs of recorded ops, tensors that existed before the run
 (parameters, closed-over tensors: read by reference when replayed), constants built from
-host data during the run (``Tensor(...)``, kept by value), and arrays the backend drew or
-filled during the run (``rand``, a dropout mask, ``zeros``: drawn or filled again when
-replayed).  A tensor made any other way (``detach()``, ``.data``, a gradient from the
+host data during the run (``Tensor(...)``: kept by value, a fresh copy at each replay),
+and arrays the backend drew or filled during the run (``rand``, a dropout mask,
+``zeros``: drawn or filled again when replayed).  A tensor made any other way (``detach()``, ``.data``, a gradient from the
 autograd engine, a kernel run outside the ops) makes the trace unreplayable, and so do a
 tensor's value read on the host (``item``, ``bool``, ``float``, ``int``, ``tolist``,
 ``numpy``, printing, ``__index__``), a tensor changed in place, the autograd engine, a
@@ -64,8 +64,9 @@ class Slot(int):
 
 class Trace:
     """What ``record`` saw: ``steps``; per slot its ``kinds`` entry (ARG, EXTERNAL, CONST,
-    SOURCE, PRODUCED) and ``values`` entry (the tensor, or for a SOURCE the backend call
-    that made it); ``sources`` (slot -> (backend name, args, device, face)); the output
+    SOURCE, PRODUCED) and ``values`` entry (the tensor); ``sources`` (CONST and SOURCE slot
+    -> (backend function name, or "copy" of a constant's array, its arguments, device,
+    face)); the output
     structure ``out_tree`` (slots at the tensors); and ``problem``, why it cannot be
     replayed (None when it can)."""
 
@@ -132,9 +133,11 @@ class _Recorder:
         made = self.created.get(id(t))
         if made is not None and made[0]() is t:
             snap = made[1]
-            if t._requires_grad or not np.array_equal(snap, t._data):
+            if t._requires_grad or not np.array_equal(snap, t._data, equal_nan=True):
                 self.fail("a tensor built inside the function requires grad or was changed")
-            return self._new_slot(t, CONST, t)
+            s = self._new_slot(t, CONST, t)
+            self.trace.sources[s] = ("copy", (snap,), t._device, t._face)
+            return s
         drawn = self.drawn.pop(id(t._data), None)    # (one tensor per drawn array)
         if drawn is not None and drawn[0] is t._data and not t._requires_grad:
             arr, copy, name, bargs = drawn
