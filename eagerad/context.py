@@ -86,23 +86,3 @@ def get_default_device():
     device(type='cpu')
     """
     return _default[0]
-
-
-def jit(fn=None, **kwargs):
-    """MindSpore's ``@jit`` (also ``ms_function``) and ``eagerad.jit``: trace ``fn`` once per
-    guard key and replay it, its elementwise chains fused into compiled kernels (see
-    ``eagerad.jit.jit`` for what is guarded, replayed and when it runs eagerly instead).
-    Usable as ``jit(fn)``, ``@jit`` and ``@jit(...)``; MindSpore's ``mode=``,
-    ``jit_config=``, ``input_signature=`` and such are accepted with no effect.
-
-    >>> @jit
-    ... def double(x):
-    ...     return x * 2
-    >>> double(3)
-    6
-    """
-    from .jit import jit as compile_fn     # (imported on first use: importing eagerad compiles nothing)
-    return compile_fn(fn, **kwargs)
-
-
-ms_function = jit

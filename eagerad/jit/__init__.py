@@ -1,7 +1,9 @@
 """``eagerad.jit``: trace a function once, fuse its elementwise chains, replay it after.
 
-Opt-in only: nothing is traced or compiled unless a function is wrapped.  Also spelled
-MindSpore's ``jit``/``ms_function`` and PyTorch's ``torch.compile``.
+Opt-in only: nothing is traced or compiled unless a function is wrapped (importing this
+package compiles nothing).  Also spelled MindSpore's ``jit``/``ms_function`` (the
+MindSpore face re-exports ``jit`` and ``ms_function`` from here) and PyTorch's
+``torch.compile``.
 
 >>> import eagerad
 >>> @eagerad.jit
@@ -83,6 +85,9 @@ def jit(fn=None, *, min_fuse_size=DEFAULT_MIN_FUSE_SIZE, **options):
     return Compiled(fn, min_fuse_size)
 
 
+ms_function = jit     # MindSpore 1.x's name
+
+
 class _CallableModule(type(sys.modules[__name__])):
     """Importing this package makes ``eagerad.jit`` the package (Python binds a submodule
     to its parent's attribute); calling it is calling ``jit``, so ``eagerad.jit(fn)`` works
@@ -94,4 +99,4 @@ class _CallableModule(type(sys.modules[__name__])):
 
 sys.modules[__name__].__class__ = _CallableModule
 
-__all__ = ["jit", "Compiled", "optimized_module"]
+__all__ = ["jit", "ms_function", "Compiled", "optimized_module"]

@@ -23,7 +23,6 @@ from .. import backend
 from ..autograd.grad_mode import state as _grad_state
 from ..ops import registry
 from ..tensor import Tensor
-from . import fusion
 from .trace import CONST, EXTERNAL, SOURCE, Slot
 
 _apply = registry.apply
@@ -37,6 +36,7 @@ class Plan:
     def __init__(self, trace, min_fuse):
         self.checks = [(v, trace.meta[s]) for s, (k, v) in enumerate(zip(trace.kinds, trace.values))
                        if k == EXTERNAL]
+        from . import fusion          # (Numba loads with the first plan, not with eagerad)
         self.fused = []
         chains = fusion.find_chains(trace, min_fuse)
         at = {}                                # last step index -> chain

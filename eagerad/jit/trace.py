@@ -84,7 +84,13 @@ class Trace:
 
 
 class _Recorder:
-    """The state of one recording: the hook ``registry.tracer`` calls, and the patches."""
+    """The state of one recording: the hook ``registry.tracer`` calls, and the patches.
+
+    While recording (``with`` this object) some attributes are replaced and restored after:
+    the ``Tensor`` methods that read values on the host or reach the autograd engine,
+    ``Tensor.__init__`` (to know the constants built), the CPU backend's ``SOURCES`` (to know
+    the arrays drawn) and the engine's ``_check_seed`` (to know it ran); only while the
+    recorded function runs, on the recording thread's behalf."""
 
     def __init__(self, trace, leaves):
         self.trace = trace
@@ -241,17 +247,18 @@ class _Recorder:
                                                      "hook was used inside the function"))
         saved.append((Tensor, "__init__", d["__init__"]))
         Tensor.__init__ = self._init(d["__init__"])
-        saved.append((engine, "_check_seed", engine._check_seed))
-        engine._check_seed = self._autograd_use("autograd.grad/backward", engine._check_seed)
+        seed = engine._check_seed       # (the engine's first call in every backward walk)
+        saved.append((engine, "_check_seed", seed))
+        setattr(engine, "_check_seed", self._autograd_use("autograd.grad/backward", seed))
         cpu = backend.get("cpu")
         for name in SOURCES:
             saved.append((cpu, name, getattr(cpu, name)))
             setattr(cpu, name, self._draw(name, getattr(cpu, name)))
-        registry.tracer = self
+        registry.set_tracer(self)
         return self
 
     def __exit__(self, *exc):
-        registry.tracer = None
+        registry.set_tracer(None)
         for owner, name, orig in reversed(self.saved):
             setattr(owner, name, orig)
         self.saved = []

@@ -26,6 +26,12 @@ OPS = {}
 tracer = None    # eagerad.jit's recorder while it traces a function: tracer(op, args, kwargs, result)
 
 
+def set_tracer(fn):
+    """Make ``fn(op, args, kwargs, result)`` see every op applied (None: nothing does)."""
+    global tracer
+    tracer = fn
+
+
 class Op:
     """Forward function, per-argument vjp/jvp rules and what backward must keep.
 
