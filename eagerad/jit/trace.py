@@ -90,7 +90,7 @@ class _Recorder:
     the ``Tensor`` methods that read values on the host or reach the autograd engine,
     ``Tensor.__init__`` (to know the constants built), the CPU backend's ``SOURCES`` (to know
     the arrays drawn) and the engine's ``_check_seed`` (to know it ran); only while the
-    recorded function runs, on the recording thread's behalf."""
+    recorded function runs (process-wide: ops of other threads are not recorded)."""
 
     def __init__(self, trace, leaves):
         self.trace = trace
