@@ -105,8 +105,7 @@ def _source(plan, trace, scope):
         lines.append("    " + "".join(n + ", " for n in names) + "= tensors")
     for i, (call, args, outs, grad) in enumerate(plan.steps):
         scope[f"c{i}"] = call
-        target = ", ".join(f"t{int(o)}" for o in outs) + ("," if len(outs) == 1 and
-                                                          call.__name__ == "multi" else "")
+        target = ", ".join(f"t{int(o)}" for o in outs)
         if grad is None or grad is trace.grad_mode:     # (the key holds the call's mode)
             expr = f"c{i}({', '.join(name(a) for a in args)})"
         else:
@@ -152,7 +151,6 @@ def _caller(op, n_args, kwargs):
 
     def call(*args):
         return _apply(op, args, kwargs)
-    call.__name__ = "multi" if op.n_outputs != 1 else "call"
     return call
 
 
