@@ -1,9 +1,9 @@
 """Side-by-side timings: eagerad against PyTorch CPU, plain numpy and hand-fused kernels.
 
-Run ``python benchmarks/run.py`` (``--quick`` for fewer repeats; ``--interleaved`` for W1
-and W6 of eagerad and PyTorch alternated in one process, timed in CPU time).  Every library
-runs in its own child process, so each one pays its own imports and allocator
-settings; PyTorch runs twice, with glibc's default allocator and with the mmap
+Run ``python benchmarks/run.py`` (``--quick`` for fewer repeats; ``--interleaved`` for W1,
+W3, W3-jit and W6 of eagerad and PyTorch alternated in one process, timed in CPU time).
+Every library runs in its own child process, so each one pays its own imports and
+allocator settings; PyTorch runs twice, with glibc's default allocator and with the mmap
 and trim thresholds pinned (page faults on fresh 40 MB buffers dominate its W3
 otherwise).  PyTorch is optional: its rows say "not measured" when absent.
 
@@ -12,6 +12,7 @@ Workloads (fastest wall time of the repeats, after a warm-up):
 - W1  100-op chain ``y = tanh(sin(y) * 1.01 + 0.1)`` x25 on 16 float32, fwd+bwd, us/op
 - W2  MLP step 64x784 -> 256 ReLU -> 10, cross-entropy, backward, SGD update, float32
 - W3  10M float32 ``(tanh(x) * x + exp(-x)).sum()`` fwd+bwd
+- W3-jit  W3 under ``eagerad.jit`` (one fused Numba pass each way; compared with torch's W3)
 - W4a 1M float64 first derivative of ``sum(sin(x) * x**2)``
 - W4b 1M float64 second derivative (the derivative of the summed first derivative)
 - W6  PINN step: tanh MLP 1 -> 64 -> 64 -> 1 on 128 float64 points, loss on u'' (grad of
@@ -29,8 +30,9 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PINNED = {"MALLOC_MMAP_THRESHOLD_": "67108864", "MALLOC_TRIM_THRESHOLD_": "268435456"}
 W3_N, W4_N, W6_N = 10_000_000, 1_000_000, 128
-WORKLOADS = ("W1", "W2", "W3", "W4a", "W4b", "W6")
-UNITS = {"W1": "us/op", "W2": "ms", "W3": "ms", "W4a": "ms", "W4b": "ms", "W6": "ms"}
+WORKLOADS = ("W1", "W2", "W3", "W3-jit", "W4a", "W4b", "W6")
+UNITS = {"W1": "us/op", "W2": "ms", "W3": "ms", "W3-jit": "ms", "W4a": "ms", "W4b": "ms", "W6": "ms"}
+REFERENCE = {"W3-jit": "W3"}     # the workload of the other libraries a row is compared with
 
 
 def threads():
@@ -96,6 +98,13 @@ def bench_eagerad(repeat):
         (x3.tanh() * x3 + (-x3).exp()).sum().backward()
         x3.grad = None
     res["W3"] = timeit(w3, repeat) * 1e3
+
+    w3_compiled = ea.jit(lambda x: (x.tanh() * x + (-x).exp()).sum())
+
+    def w3_jit():                  # (the warm-up calls trace it and load its kernels)
+        w3_compiled(x3).backward()
+        x3.grad = None
+    res["W3-jit"] = timeit(w3_jit, repeat) * 1e3
 
     x4 = ea.tensor(rng.standard_normal(W4_N), requires_grad=True)
 
@@ -375,12 +384,14 @@ def table(rows):
     ea = rows[("eagerad", "default")]
     for ref in ("default", "pinned"):
         torch = rows.get(("torch", ref))
-        cells = [f"{ea[w] / torch[w]:.2f}" if torch else "not measured" for w in WORKLOADS]
+        cells = [f"{ea[w] / torch[REFERENCE.get(w, w)]:.2f}" if torch else "not measured"
+                 for w in WORKLOADS]
         lines.append(f"| eagerad / torch | eagerad default vs torch {ref} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 TARGETS = {"W1": ("default", 0.7), "W2": ("default", 0.8), "W3": ("pinned", 0.8),
+           "W3-jit": ("pinned", 0.4),
            "W4a": ("default", 0.65), "W4b": ("default", 0.65), "W6": ("default", 1.0)}   # issue 23
 
 
@@ -392,7 +403,7 @@ def verdicts(rows, start):
         if torch is None:
             lines.append(f"- {w}: target <= {limit} vs torch {ref}: not measured (no PyTorch)")
             continue
-        r = ea[w] / torch[w]
+        r = ea[w] / torch[REFERENCE.get(w, w)]
         lines.append(f"- {w}: {r:.2f}x torch ({ref} allocator), target <= {limit}: "
                      f"{'met' if r <= limit else 'NOT met'}")
     imp = start["import (in-process)"]
@@ -418,12 +429,34 @@ def chain_step(lib, np):
     return step
 
 
+def w3_steps(ea, torch, np):
+    """W3 for eagerad (eager and under ``eagerad.jit``) and torch, on one input."""
+    xs = np.random.default_rng(0).standard_normal(W3_N).astype(np.float32)
+    xe = ea.tensor(xs, requires_grad=True)
+    xt = torch.tensor(xs, requires_grad=True)
+    compiled = ea.jit(lambda x: (x.tanh() * x + (-x).exp()).sum())
+
+    def eager():
+        (xe.tanh() * xe + (-xe).exp()).sum().backward()
+        xe.grad = None
+
+    def jitted():
+        compiled(xe).backward()
+        xe.grad = None
+
+    def pytorch():
+        (torch.tanh(xt) * xt + torch.exp(-xt)).sum().backward()
+        xt.grad = None
+    return eager, jitted, pytorch
+
+
 def interleaved(rounds, calls):
-    """W1 and W6 of eagerad and PyTorch in ONE process, single-threaded, alternating
-    ``rounds`` times between ``calls`` calls of each: the CPU time (``time.process_time``)
-    per call and the median of the per-round ratios.  On a shared machine other jobs add
-    wall time to both sides; CPU time of calls interleaved within a second of each other is
-    the comparison that holds up."""
+    """W1, W3, W3-jit and W6 of eagerad and PyTorch in ONE process, single-threaded,
+    alternating ``rounds`` times between ``calls`` calls of each (one call of the W3 rows):
+    the CPU time (``time.process_time``) per call and the median of the per-round ratios.
+    On a shared machine other jobs add wall time to both sides; CPU time of calls
+    interleaved within a second of each other is the comparison that holds up.  The
+    process runs with the pinned allocator (``main`` sees to it), as W3's torch row must."""
     for k in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[k] = "1"      # (before numpy, torch and eagerad load their thread pools)
     sys.path.insert(0, ROOT)     # this tree's eagerad, as the children's PYTHONPATH gives them
@@ -431,10 +464,14 @@ def interleaved(rounds, calls):
     import torch
     import eagerad
     torch.set_num_threads(1)
+    w3_eager, w3_jit, w3_torch = w3_steps(eagerad, torch, np)
     rows = {}
-    for name, make, n in (("W1", chain_step, calls * 2), ("W6", None, calls)):
-        steps = [make(lib, np) if make else pinn_step(lib, lib.autograd.grad, lib.optim.Adam,
-                                                      lib.tensor, np) for lib in (eagerad, torch)]
+    for name, steps, n in (
+            ("W1", [chain_step(lib, np) for lib in (eagerad, torch)], calls * 2),
+            ("W3", [w3_eager, w3_torch], 1),
+            ("W3-jit", [w3_jit, w3_torch], 1),
+            ("W6", [pinn_step(lib, lib.autograd.grad, lib.optim.Adam, lib.tensor, np)
+                    for lib in (eagerad, torch)], calls)):
         for f in steps:
             for _ in range(3):
                 f()
@@ -456,7 +493,8 @@ def interleaved(rounds, calls):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--interleaved", action="store_true",
-                    help="W1 and W6 only: eagerad and torch alternated in one process, CPU time")
+                    help="W1, W3, W3-jit and W6 only: eagerad and torch alternated in one "
+                         "process, CPU time")
     ap.add_argument("--quick", action="store_true", help="fewer repeats (about a minute)")
     ap.add_argument("--child", choices=sorted(BENCHES), help=argparse.SUPPRESS)
     ap.add_argument("--repeat", type=int, default=None, help="timed calls per workload")
@@ -466,8 +504,10 @@ def main():
         print(json.dumps(BENCHES[args.child](repeat)))
         return
     if args.interleaved:
-        print(f"W1 and W6, single-threaded, CPU time per call, eagerad and torch interleaved "
-              f"(load average {os.getloadavg()[0]:.2f})")
+        if any(os.environ.get(k) != v for k, v in PINNED.items()):    # (read at start-up)
+            os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, **PINNED))
+        print(f"W1, W3, W3-jit and W6, single-threaded, CPU time per call, eagerad and torch "
+              f"(pinned allocator) interleaved (load average {os.getloadavg()[0]:.2f})")
         print("| workload | eagerad ms | torch ms | eagerad / torch (median of rounds) |\n|---|---|---|---|")
         for w, (ea, th, r) in interleaved(5 if args.quick else 15, 20).items():
             print(f"| {w} | {ea * 1e3:.3f} | {th * 1e3:.3f} | {r:.2f} |")

@@ -24,7 +24,8 @@ from . import ops
 from .ops import (abs, add, cat, concat, cos, div, exp, log, matmul, maximum, mean, minimum,
                   mul, reshape, sigmoid, sin, sqrt, square, stack, sub, tanh, transpose, where)
 from . import context
-from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, jit, ms_function, set_context
+from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
+from .jit import jit, ms_function
 from .ops import stop_gradient
 from .transforms import grad, value_and_grad
 from .functional import hessian, jacfwd, jacrev, jvp, vjp

@@ -86,23 +86,3 @@ def get_default_device():
     device(type='cpu')
     """
     return _default[0]
-
-
-def jit(fn=None, *args, **kwargs):
-    """MindSpore's ``@jit`` (also ``ms_function``): accepted, and the function runs eagerly
-    as written (said once per process); arguments such as ``mode=``/``jit_config=`` are
-    ignored.  Also usable as ``jit(fn)`` and ``@jit(...)``.
-
-    >>> @jit
-    ... def double(x):
-    ...     return x * 2
-    >>> double(3)
-    6
-    """
-    if fn is None or not callable(fn):
-        return lambda f: jit(f)
-    _once("jit", "eagerad runs every function eagerly: @jit is accepted and compiles nothing")
-    return fn
-
-
-ms_function = jit

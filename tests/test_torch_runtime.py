@@ -35,7 +35,8 @@ def test_result_type_with_numbers_and_zero_dim_tensors():
 
 def test_compile_and_switches():
     net = torch.nn.Linear(2, 1)
-    assert torch.compile(net) is net and torch.compile(mode="max-autotune")(net) is net
+    assert torch.compile(net)._orig_mod is net and torch.compile(net, disable=True) is net
+    assert torch.compile(mode="max-autotune")(net)._orig_mod is net
     torch.set_float32_matmul_precision("high")
     assert torch.get_float32_matmul_precision() == "high"
     with pytest.raises(ValueError, match="precision"):

@@ -35,8 +35,8 @@ Tensor(shape=[], dtype=Float32, value= 1)
 from .. import dtype
 from ..dtype import (bool_, float16, float32, float64, int8, int16, int32, int64, uint8)
 from ..dtype import bool_ as bool  # noqa: A001
-from ..context import (GRAPH_MODE, PYNATIVE_MODE, get_context, jit, ms_function,  # noqa: F401
-                       set_context)
+from ..context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: F401
+from ..jit import jit, ms_function  # noqa: F401
 from .. import context
 from ..tensor import ParameterTuple, set_seed
 from ..transforms import GradOperation, grad, value_and_grad  # noqa: F401

@@ -5,5 +5,5 @@ modes), so ``import eagerad.mindspore.context as context`` works as in MindSpore
 >>> context.set_context(mode=context.PYNATIVE_MODE); context.get_context("mode") == context.PYNATIVE_MODE
 True
 """
-from ..context import (GRAPH_MODE, PYNATIVE_MODE, get_context, jit, ms_function,  # noqa: F401
-                       set_context)
+from ..context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: F401
+from ..jit import jit, ms_function  # noqa: F401

@@ -134,7 +134,7 @@ def appliers(op):
 _APPLY1 = """
 def apply1(x):
     if type(x) is not Tensor and not isinstance(x, Tensor) or blevels or flevels \
-            or reg._trace is not None:
+            or reg.tracer is not None:
         return apply(op, (x,), {})
     dev = x._device
     xd = x._data
@@ -193,7 +193,7 @@ _UNSAVED_X = """
 _APPLY2 = """
 def apply2(x, y):
     if type(x) is not Tensor and not isinstance(x, Tensor) or blevels or flevels \
-            or reg._trace is not None:
+            or reg.tracer is not None:
         return apply(op, (x, y), {})
     dev = x._device
     xd = x._data

@@ -63,6 +63,17 @@ def make_lean(op):
         made["array_backward"] = _lean_backward(op)
 
 
+# eagerad.jit's recorder while it traces a function: ``tracer(op, args, kwargs, result)``;
+# while set, every op takes ``apply`` (the lean appliers of ``eagerad.ops.lean`` check it)
+tracer = None
+
+
+def set_tracer(fn):
+    """Make ``fn(op, args, kwargs, result)`` see every op applied (None: nothing does)."""
+    global tracer
+    tracer = fn
+
+
 class Op:
     """Forward function, per-argument vjp/jvp rules and what backward must keep.
 
@@ -348,12 +359,11 @@ def apply(op, args, kwargs):
         _record(op, args, kwargs, outs)
     if forward_ad.levels:
         forward_ad.propagate(op, args, kwargs, outs)
+    if tracer is not None:
+        tracer(op, args, kwargs, result)
     return result
 
 
-# Set while ``eagerad.jit`` traces a function: then every op takes ``apply`` (the lean
-# appliers of ``eagerad.ops.lean`` check it too).
-_trace = None
 
 
 _backends = {}    # device type -> backend module, a dict lookup instead of ``backend.get``

@@ -1,5 +1,5 @@
-"""PyTorch's process-wide switches and dtype questions: ``torch.compile`` (hands the
-model back: eagerad runs eagerly), matmul precision and determinism flags (recorded:
+"""PyTorch's process-wide switches and dtype questions: ``torch.compile`` (``eagerad.jit``
+under PyTorch's name), matmul precision and determinism flags (recorded:
 eagerad's CPU kernels are deterministic and compute float32 in float32), thread counts
 (Numba's pool), ``finfo``/``iinfo``, ``promote_types``/``result_type``/``can_cast``,
 ``is_floating_point``, ``is_nonzero``, ``logspace``.
@@ -22,14 +22,32 @@ _settings = {"float32_matmul_precision": "highest", "deterministic": False}
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
             options=None, disable=False):
-    """``torch.compile``: the model or function itself, run eagerly (same numbers);
-    usable as ``@torch.compile`` and ``@torch.compile(mode=...)``.
+    """``torch.compile``: ``eagerad.jit`` under PyTorch's name (traced once per guard key,
+    replayed, elementwise chains fused; see ``eagerad.jit.jit``).  A ``Module`` comes back
+    as an ``OptimizedModule`` holding it as ``_orig_mod`` (its ``parameters()``,
+    ``state_dict()``, ``train()``/``eval()`` work), whose forward is compiled; a function
+    comes back compiled.  ``disable=True`` returns ``model`` as is; ``fullgraph``,
+    ``dynamic``, ``backend``, ``mode`` and ``options`` are accepted with no effect.  Usable
+    as ``@torch.compile`` and ``@torch.compile(mode=...)``.
 
     >>> import eagerad.torch as torch
     >>> torch.compile(lambda x: x + 1)(torch.tensor(1.0))
     tensor(2.)
     """
-    return (lambda fn: fn) if model is None else model
+    if model is None:
+        return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
+                                 mode=mode, options=options, disable=disable)
+    if disable:
+        return model
+    if not callable(model):
+        raise TypeError(f"torch.compile: expected a Module or a function, got "
+                        f"{type(model).__name__}")
+    from ..jit import DEFAULT_MIN_FUSE_SIZE, Compiled, jit, optimized_module
+    from ..nn.cell import Cell
+    if isinstance(model, Cell):
+        from .nn import Module
+        return optimized_module(model, Compiled(model, DEFAULT_MIN_FUSE_SIZE), Module)
+    return jit(model)
 
 
 def set_float32_matmul_precision(precision):

@@ -1,0 +1,212 @@
+"""Numba source for a fused elementwise chain: one forward pass and one backward pass.
+
+A chain is a ``program``: instructions ``(op name, operands)`` whose operands are
+``("L", k)`` (leaf k: a tensor or a Python number) or ``("V", j)`` (instruction j's value);
+the last instruction's value is the chain's output, summed to a scalar when ``reduce``.
+``kernel_source`` writes a module with ``forward_s``/``forward_p`` (serial / ``prange``)
+computing it element by element in one pass, and ``backward_s``/``backward_p`` computing
+the gradient of every leaf in ``needs`` from the output gradient, recomputing the chain
+from the leaves (reverse mode on the scalar expression); a chain ending in a sum also gets
+``forward_grad_s``/``forward_grad_p``, the sum and the gradients for an output gradient of
+1 in the same pass.  ``load`` writes the module to
+a cache directory under a name made from its source's hash and imports it; its kernels
+are compiled at first use with ``cache=True``, so another process reuses them.
+
+>>> src = kernel_source((("tanh", (("L", 0),)), ("mul", (("V", 0), ("L", 0)))), "ss",
+...                     "float32", False, (True, False))
+>>> "def forward_p" in src and "tanh32" in src
+True
+"""
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+
+UNARY = {   # forward expression of a; derivative as a multiplier of the adjoint g
+    "neg": ("-{a}", "-{g}"),
+    "exp": ("{EXP}({a})", "{g} * {o}"),
+    "log": ("math.log({a})", "{g} / {a}"),
+    "sin": ("math.sin({a})", "{g} * math.cos({a})"),
+    "cos": ("math.cos({a})", "-{g} * math.sin({a})"),
+    "tanh": ("{TANH}({a})", "{g} * (ONE - {o} * {o})"),
+    "sigmoid": ("{SIGMOID}({a})", "{g} * {o} * (ONE - {o})"),
+    "relu": ("({a} if not {a} <= ZERO else ZERO)", "{g} * (ONE if {a} > ZERO else ZERO)"),
+    "sqrt": ("math.sqrt({a})", "{g} / (TWO * {o})"),
+    "square": ("{a} * {a}", "{g} * TWO * {a}"),
+    "reciprocal": ("ONE / {a}", "-{g} * {o} * {o}"),
+}
+BINARY = {  # forward expression of a, b; derivative in a, then in b
+    "add": ("{a} + {b}", "{g}", "{g}"),
+    "sub": ("{a} - {b}", "{g}", "-{g}"),
+    "mul": ("{a} * {b}", "{g} * {b}", "{g} * {a}"),
+    "div": ("{a} / {b}", "{g} / {b}", "-{g} * {a} / ({b} * {b})"),
+}
+_FUNCS = {"float32": dict(EXP="exp32", TANH="tanh32", SIGMOID="sigmoid32"),
+          "float64": dict(EXP="math.exp", TANH="math.tanh", SIGMOID="_sigmoid64")}
+BLOCK = 4096     # elements per block of a reduction (a float32 partial sum each)
+
+
+def _names(program, kinds):
+    """The variable names of leaves (``x0``...) and instruction values (``v0``...)."""
+    def name(ref):
+        return f"x{ref[1]}" if ref[0] == "L" else f"v{ref[1]}"
+    return name
+
+
+def _forward_lines(program, kinds, dtype, indent):
+    funcs = _FUNCS[dtype]
+    name = _names(program, kinds)
+    lines = [f"x{k} = l{k}[i]" if kind == "a" else f"x{k} = l{k}" for k, kind in enumerate(kinds)]
+    for j, (op, operands) in enumerate(program):
+        if op in UNARY:
+            expr = UNARY[op][0].format(a=name(operands[0]), **funcs)
+        else:
+            expr = BINARY[op][0].format(a=name(operands[0]), b=name(operands[1]))
+        lines.append(f"v{j} = {expr}")
+    return [indent + line for line in lines]
+
+
+def _backward_lines(program, kinds, needs, indent):
+    name = _names(program, kinds)
+    terms = {}               # variable -> list of adjoint terms
+    last = f"v{len(program) - 1}"
+    terms[last] = ["gi"]
+    lines = []
+    for j in range(len(program) - 1, -1, -1):
+        op, operands = program[j]
+        var = f"v{j}"
+        if not terms.get(var):
+            continue
+        lines.append(f"a{var} = " + " + ".join(terms[var]))
+        g = f"a{var}"
+        if op in UNARY:
+            rules = (UNARY[op][1],)
+        else:
+            rules = BINARY[op][1:]
+        for ref, rule in zip(operands, rules):
+            if ref[0] == "L" and not needs[ref[1]]:
+                continue
+            expr = rule.format(g=g, o=var, a=name(operands[0]),
+                               b=name(operands[1]) if len(operands) > 1 else "")
+            terms.setdefault(name(ref), []).append(f"({expr})")
+    for k, need in enumerate(needs):
+        if need:
+            lines.append(f"d{k}[i] = " + (" + ".join(terms.get(f"x{k}", [])) or "ZERO"))
+    return [indent + line for line in lines]
+
+
+def kernel_source(program, kinds, dtype, reduce, needs, g_kind="a"):
+    """The module source of one chain (see the module docstring): ``kinds`` says per leaf
+    whether the kernel gets an array of the output's size (``"a"``) or one number
+    (``"s"``); ``needs`` which leaves get gradients; ``g_kind`` the same for the output
+    gradient (``"s"`` always when ``reduce``)."""
+    flags = ('fastmath={"contract", "reassoc", "nsz"}' if dtype == "float32"
+             else 'fastmath={"contract"}')
+    leaves = ", ".join(f"l{k}" for k in range(len(kinds)))
+    douts = ", ".join(f"d{k}" for k, need in enumerate(needs) if need)
+    head = [
+        '"""Generated by eagerad.jit (codegen.kernel_source); edits are overwritten."""',
+        f"# vecmath {_vecmath_version()}: its kernels are inlined here, so a change renames this file",
+        "import math", "import numpy as np", "from numba import njit, prange",
+        "from eagerad.jit.vecmath import exp32, tanh32, sigmoid32",
+        f"T = np.{dtype}", "ZERO, ONE, TWO = T(0.0), T(1.0), T(2.0)", "",
+        f"@njit(cache=True, {flags}, error_model='numpy')",
+        "def _sigmoid64(a):", "    e = math.exp(-abs(a))",
+        "    return ONE / (ONE + e) if a >= ZERO else e / (ONE + e)", ""]
+    body = []
+    for suffix, parallel, loop in (("s", False, "range"), ("p", True, "prange")):
+        deco = f"@njit(cache=True, parallel={parallel}, {flags}, error_model='numpy', nogil=True)"
+        if reduce:
+            body += [deco, f"def forward_{suffix}(n, {leaves}):", "    total = 0.0",
+                     f"    for b in {loop}((n + {BLOCK - 1}) // {BLOCK}):",
+                     f"        acc = ZERO", f"        for i in range(b * {BLOCK}, min(n, b * {BLOCK} + {BLOCK})):"]
+            body += _forward_lines(program, kinds, dtype, " " * 12)
+            body += [f"            acc += v{len(program) - 1}", "        total += acc",
+                     "    return total", ""]
+        else:
+            body += [deco, f"def forward_{suffix}(n, out, {leaves}):", f"    for i in {loop}(n):"]
+            body += _forward_lines(program, kinds, dtype, " " * 8)
+            body += [f"        out[i] = v{len(program) - 1}", ""]
+        if reduce and douts:       # the sum and its gradient for an output gradient of 1
+            body += [deco, f"def forward_grad_{suffix}(n, {leaves}, {douts}):", "    total = 0.0",
+                     f"    for b in {loop}((n + {BLOCK - 1}) // {BLOCK}):",
+                     f"        acc = ZERO", f"        for i in range(b * {BLOCK}, min(n, b * {BLOCK} + {BLOCK})):",
+                     "            gi = ONE"]
+            body += _forward_lines(program, kinds, dtype, " " * 12)
+            body += _backward_lines(program, kinds, needs, " " * 12)
+            body += [f"            acc += v{len(program) - 1}", "        total += acc",
+                     "    return total", ""]
+        body += [deco, f"def backward_{suffix}(n, g, {leaves}, {douts}):", f"    for i in {loop}(n):",
+                 "        gi = g[i]" if g_kind == "a" and not reduce else "        gi = g"]
+        body += _forward_lines(program, kinds, dtype, " " * 8)
+        body += _backward_lines(program, kinds, needs, " " * 8)
+        body.append("")
+    return "\n".join(head + body) + "\n"
+
+
+_DIR = []
+_LOADED = {}
+_VERSION = []
+
+
+def _vecmath_version():
+    """A hash of ``vecmath.py``: Numba's cache of a generated kernel checks only the
+    kernel's own file, so the helpers' version goes into that file's name."""
+    if not _VERSION:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vecmath.py")
+        with open(path, "rb") as f:
+            _VERSION.append(hashlib.sha256(f.read()).hexdigest()[:12])
+    return _VERSION[0]
+
+
+def cache_dir():
+    """Where generated kernel modules live: ``$EAGERAD_JIT_CACHE``, else
+    ``$XDG_CACHE_HOME/eagerad/jit`` (``~/.cache``), else a per-user temporary directory.
+
+    >>> os.path.isdir(cache_dir())
+    True
+    """
+    if _DIR:
+        return _DIR[0]
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    for path in (os.environ.get("EAGERAD_JIT_CACHE"), os.path.join(home, "eagerad", "jit"),
+                 os.path.join(tempfile.gettempdir(), f"eagerad-jit-{os.getuid()}")):
+        if not path:
+            continue
+        try:
+            os.makedirs(path, mode=0o700, exist_ok=True)
+            if os.access(path, os.W_OK):
+                _DIR.append(path)
+                return path
+        except OSError:
+            continue
+    raise RuntimeError("eagerad.jit: no writable directory for compiled kernels; set "
+                       "EAGERAD_JIT_CACHE to one")
+
+
+def load(source):
+    """Import the module of ``source`` from the cache directory (written there once,
+    atomically, under its hash), so that Numba's on-disk cache of its kernels holds across
+    processes.
+
+    >>> load("X = 1\\n").X
+    1
+    """
+    digest = hashlib.sha256(source.encode()).hexdigest()[:20]
+    mod = _LOADED.get(digest)
+    if mod is not None:
+        return mod
+    name = f"eagerad_fused_{digest}"
+    path = os.path.join(cache_dir(), name + ".py")
+    if not os.path.exists(path):
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(source)
+        os.replace(tmp, path)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    _LOADED[digest] = mod
+    return mod
