@@ -30,7 +30,8 @@ from numba import cuda  # noqa: E402  (after the check, which explains a missing
 from .. import cpu  # noqa: E402
 from . import elementwise as ew, matmul as mm, memory, movement as mv, reduction as red  # noqa: E402,E501
 from .launch import (GRID_YZ, MAX_BLOCKS, RED_THREADS, SIMULATOR, THREADS, TILE,  # noqa: E402
-                     blocks, broadcast_strides, collapse, contiguous_strides, launch)
+                     blocks, broadcast_strides, collapse, contiguous_strides)
+from .launch import launch as _launch  # noqa: E402  (the module keeps the name ``launch``)
 
 if SIMULATOR:
     _new_array = memory.host_array
@@ -53,12 +54,12 @@ def _empty(shape, dtype):
 
 
 def _flat(a):
-    return a.reshape(a.size)
+    return a if a.ndim == 1 else a.reshape(a.size)
 
 
 def _run(kernel, n, *args):
     if n:
-        launch(kernel, blocks(n), THREADS, *args)
+        _launch(kernel, blocks(n), THREADS, *args)
 
 
 _dtypes = {}
@@ -88,7 +89,7 @@ def _copy_into(dst, src, shape, dst_off, dst_st, src_off, src_st):
     n = math.prod(shape)
     if n:
         cshape, (ds, ss) = collapse(shape, [dst_st, src_st])
-        launch(mv.copy_strided, blocks(n), THREADS, _flat(dst), _flat(src), cshape, n,
+        _launch(mv.copy_strided, blocks(n), THREADS, _flat(dst), _flat(src), cshape, n,
                dst_off, ds, src_off, ss)
 
 # ----------------------------------------------------------------- creation
@@ -277,7 +278,7 @@ def _segments(op, a, M, K, acc):
         L = -(-K // C)
         C = -(-K // L)
     out = _empty((M * C,), acc)
-    launch(red.segment_kernel(op, acc), max(1, min(M * C, MAX_BLOCKS)), RED_THREADS,
+    _launch(red.segment_kernel(op, acc), max(1, min(M * C, MAX_BLOCKS)), RED_THREADS,
            out, a, M * C, K, C, L)
     return _segments(op, out, M, C, acc) if C > 1 else out
 
@@ -326,7 +327,7 @@ def argreduce(op, x, axis, keepdims):
         raise ValueError(f"{op} of an empty array of shape {x.shape}")
     out = _empty((M,), np.int64)
     if M:
-        launch(red.segment_kernel(op, x.dtype), min(M, MAX_BLOCKS), RED_THREADS, out, rows, M, K)
+        _launch(red.segment_kernel(op, x.dtype), min(M, MAX_BLOCKS), RED_THREADS, out, rows, M, K)
     return out.reshape(shape)
 
 
@@ -391,7 +392,7 @@ def matmul(a, b):
         fa, sa = _batched(a2, batch, n_batch)
         fb, sb = _batched(b2, batch, n_batch)
         grid = (-(-N // TILE), min(-(-M // TILE), GRID_YZ), min(n_batch, GRID_YZ))
-        launch(mm.kernel(acc), grid, (TILE, TILE), out, fa, fb, M, N, K, n_batch, sa, sb)
+        _launch(mm.kernel(acc), grid, (TILE, TILE), out, fa, fb, M, N, K, n_batch, sa, sb)
     if out.dtype != dtype:
         out = astype(out, dtype)
     shape = batch + ((M,) if a.ndim > 1 else ()) + ((N,) if b.ndim > 1 else ())

@@ -234,7 +234,7 @@ class DriverArena:
 
 
 _allocator = None
-_lock = threading.Lock()
+_lock = threading.RLock()
 
 
 def allocator():
@@ -256,6 +256,8 @@ def _make_arena():
     from .launch import SIMULATOR
     if SIMULATOR:
         return HostArena()
+    from numba.cuda.cudadrv.devices import get_context
+    get_context()           # numba's context first (with the plugin, if installed)
     try:
         return PoolArena()
     except Exception:       # no stream-ordered pool on this device or driver
@@ -376,7 +378,8 @@ def plugin_class():
             """numba's device allocations served by eagerad's caching allocator."""
 
             def initialize(self):
-                allocator()
+                pass        # the allocator is made on the first request, outside
+                # numba's context set-up (its arena asks for that same context)
 
             def memalloc(self, size):
                 alloc = allocator()
