@@ -206,6 +206,18 @@ def real_device_arrays_on_blocks():
     del c
     alloc.empty_cache()
     assert not arena.live and alloc.reserved == 0
+    # arrays made from the per-(shape, dtype) template equal numba's own construction
+    for shape, dtype in (((2, 3, 4), np.float32), ((2, 3, 4), np.float32), ((), np.int8),
+                         ((5, 1), np.dtype(np.complex128))):
+        ours = memory.device_array(shape, dtype, alloc)
+        numba_own = DeviceNDArray(ours.shape, ours.strides, dtype, gpu_data=ours.gpu_data)
+        assert vars(ours).keys() == vars(numba_own).keys()
+        for name, value in vars(numba_own).items():
+            mine = getattr(ours, name)
+            if name == "_dummy":
+                value, mine = ((d.shape, d.strides, d.size, d.extent, d.is_c_contig,
+                                d.is_f_contig) for d in (value, mine))
+            assert mine == value, (name, mine, value)
 
 
 def real_memory_manager_plugin():

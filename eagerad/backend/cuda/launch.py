@@ -151,19 +151,24 @@ def offset(i, shape, strides):
 # ``launch`` is numba's own call.
 
 
+_SCALARS = frozenset((int, float, bool, complex, np.float16, np.float32, np.float64,
+                      np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                      np.uint64, np.bool_, np.complex64, np.complex128))
+
+
 def _arg_kind(v):
     """A cheap hashable summary of one argument fixing its Numba type, or None when
     only numba's typing can tell (then the launch takes numba's path)."""
     t = type(v)
+    if t in _SCALARS:
+        return t
     if t is tuple:
         kinds = tuple(type(e) for e in v)
         return None if tuple in kinds else (tuple,) + kinds
     dummy = getattr(v, "_dummy", None)
-    if dummy is not None:            # a numba DeviceNDArray
-        if dummy.is_c_contig and 0 not in v.strides:
-            return (v.dtype, v.ndim)
-        return None
-    return t
+    if dummy is not None and dummy.is_c_contig and 0 not in v.strides:
+        return (v.dtype.str, v.ndim)      # a C-contiguous numba DeviceNDArray
+    return None
 
 
 def _flattener(ty):
@@ -266,10 +271,12 @@ def launch(kernel, grid, block, *args):
     if SIMULATOR:
         kernel[grid, block](*args)
         return
-    plan = prepared(kernel, args)
-    if plan is None:
-        kernel[grid, block](*args)
-        return
+    plan = _plans.get((kernel, tuple(map(_arg_kind, args))))   # prepared(), inlined
+    if plan is None or plan.function is None:
+        plan = prepared(kernel, args)
+        if plan is None:
+            kernel[grid, block](*args)
+            return
     raw = []
     for flatten, v in zip(plan.flatten, args):
         flatten(v, raw)

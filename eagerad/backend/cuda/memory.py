@@ -70,6 +70,9 @@ def parse_limit(text):
     return int(value)
 
 
+_classes = {}           # request -> block size (round_size, remembered)
+
+
 class OutOfMemory(Exception):
     """Raised by an arena when the device has no memory left for a request."""
 
@@ -93,7 +96,11 @@ class Allocator:
         self.hits = self.misses = 0
 
     def malloc(self, nbytes):
-        size = round_size(nbytes)
+        size = _classes.get(nbytes)
+        if size is None:
+            if len(_classes) > 65536:
+                _classes.clear()
+            size = _classes[nbytes] = round_size(nbytes)
         with self._lock:
             cached = self._free.get(size)
             if cached:
@@ -338,26 +345,51 @@ def pointer_class():
 
 
 _context = None
+_templates = {}          # (shape, dtype) -> (DeviceNDArray fields but its memory, bytes)
 
 
-def device_array(shape, dtype, alloc):
-    """A numba ``DeviceNDArray`` (C order) of ``shape``/``dtype`` on a cached block."""
+def _template(shape, dtype):
+    """The fields numba's ``DeviceNDArray.__init__`` sets for a C-order ``shape`` and
+    ``dtype`` (all but ``gpu_data``), and the byte size; made by that ``__init__``."""
     global _context
+    import weakref
+
     from numba.cuda.cudadrv.devicearray import DeviceNDArray
-    dtype = np.dtype(dtype)
+    from numba.cuda.cudadrv.devices import get_context
+    if _context is None:
+        _context = weakref.proxy(get_context())
+    pointer_class()
+    key, dtype = (shape, dtype), np.dtype(dtype)
     strides, step = [], dtype.itemsize
     for s in reversed(shape):
         strides.append(step)
         step *= s
-    if step == 0:                  # numba makes its own NULL pointer for empty arrays
-        return DeviceNDArray(shape, tuple(reversed(strides)), dtype)
-    if _context is None:
-        import weakref
-        from numba.cuda.cudadrv.devices import get_context
-        _context = weakref.proxy(get_context())
-    ptr, size = alloc.malloc(step)
-    return DeviceNDArray(shape, tuple(reversed(strides)), dtype,
-                         gpu_data=pointer_class()(_context, ptr, size, alloc))
+    probe = DeviceNDArray(shape, tuple(reversed(strides)), dtype,
+                          gpu_data=None if step == 0 else _context)
+    fields = dict(vars(probe))
+    del fields["gpu_data"]
+    if len(_templates) > 4096:
+        _templates.clear()
+    entry = _templates[key] = (DeviceNDArray, fields, step)
+    return entry
+
+
+def device_array(shape, dtype, alloc):
+    """A numba ``DeviceNDArray`` (C order) of ``shape``/``dtype`` on a cached block.
+
+    Built from a per-(shape, dtype) copy of the fields numba's own constructor sets,
+    so an eager result costs a dictionary update instead of numba's shape and stride
+    arithmetic (the tests compare the two)."""
+    entry = _templates.get((shape, dtype)) or _template(shape, dtype)
+    cls, fields, nbytes = entry
+    if nbytes == 0:                # numba makes its own NULL pointer for empty arrays
+        return cls(shape, fields["strides"], fields["dtype"])
+    ptr, size = alloc.malloc(nbytes)
+    arr = cls.__new__(cls)
+    arr.__dict__.update(fields)
+    arr.gpu_data = _pointer_class(_context, ptr, size, alloc)
+    return arr
+
 
 # ------------------------------------------------------------ the numba EMM plugin
 
