@@ -38,6 +38,7 @@ def synchronize(device=None):
     >>> synchronize()
     """
     if is_available():
+        from .backend import cuda as _backend  # noqa: F401  (its allocator joins numba first)
         from numba import cuda
         cuda.synchronize()
 

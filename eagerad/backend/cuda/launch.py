@@ -243,11 +243,23 @@ class Plan:
 
 _plans = {}
 _stream = None
+_thread = threading.local()
+
+
+def thread_context():
+    """Make numba's CUDA context current in this thread (numba does it in each of its
+    own calls; the prepared launch and the allocator's pool need it too, once per
+    thread)."""
+    from numba.cuda.cudadrv.devices import get_context
+    get_context()
+    _thread.ready = True
 
 
 def _core_launch(stream, config, function, *raw):
     """``cuda.core.launch`` (a seam for the tests without a GPU)."""
+    global _core_launch
     from cuda.core import launch as core_launch
+    _core_launch = core_launch
     core_launch(stream, config, function, *raw)
 
 
@@ -283,4 +295,6 @@ def launch(kernel, grid, block, *args):
     if _stream is None:
         from cuda.core import LEGACY_DEFAULT_STREAM
         _stream = LEGACY_DEFAULT_STREAM
+    if not getattr(_thread, "ready", False):
+        thread_context()
     _core_launch(_stream, plan.config(grid, block), plan.function, *raw)

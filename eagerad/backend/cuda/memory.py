@@ -94,6 +94,7 @@ class Allocator:
         self.allocated = self.reserved = 0
         self.peak_allocated = self.peak_reserved = 0
         self.hits = self.misses = 0
+        self.epoch = 0             # bumped by forget(): older blocks are gone
 
     def malloc(self, nbytes):
         size = _classes.get(nbytes)
@@ -139,8 +140,11 @@ class Allocator:
                     f"{self.allocated} bytes held by live arrays and nothing cached "
                     "(free tensors, or lower the batch size)") from None
 
-    def free(self, handle, size):
-        """Return a block to the cache (called when the array holding it dies)."""
+    def free(self, handle, size, epoch=None):
+        """Return a block to the cache (called when the array holding it dies); a
+        block from before a context reset (``epoch``) is dropped."""
+        if epoch is not None and epoch != self.epoch:
+            return
         with self._lock:
             self._free.setdefault(size, []).append(handle)
             self.allocated -= size
@@ -158,11 +162,12 @@ class Allocator:
             self._release_cached()
 
     def forget(self):
-        """Drop the cache without freeing (the CUDA context was reset and took the
-        memory with it); live arrays' blocks are not returned to it afterwards."""
+        """Drop every block without freeing (the CUDA context was reset and took the
+        memory with it); arrays still alive then are not counted any more."""
         with self._lock:
             self._free.clear()
-            self.reserved = self.allocated
+            self.allocated = self.reserved = 0
+            self.epoch += 1
 
     def reset_peak(self):
         with self._lock:
@@ -330,12 +335,12 @@ def pointer_class():
                 self.is_managed = True
                 self.refct = 1
                 self._owner = None
-                self._ptr, self._alloc = ptr, alloc
+                self._ptr, self._alloc, self._epoch = ptr, alloc, alloc.epoch
 
             def free(self):
                 alloc, self._alloc = self._alloc, None
                 if alloc is not None:
-                    alloc.free(self._ptr, self.size)
+                    alloc.free(self._ptr, self.size, self._epoch)
 
             def __del__(self):
                 self.free()
@@ -344,17 +349,19 @@ def pointer_class():
     return _pointer_class
 
 
-_context = None
+_context = _launch = None
 _templates = {}          # (shape, dtype) -> (DeviceNDArray fields but its memory, bytes)
 
 
 def _template(shape, dtype):
     """The fields numba's ``DeviceNDArray.__init__`` sets for a C-order ``shape`` and
     ``dtype`` (all but ``gpu_data``), and the byte size; made by that ``__init__``."""
-    global _context
+    global _context, _launch
     import weakref
 
     from numba.cuda.cudadrv.devicearray import DeviceNDArray
+
+    from . import launch as _launch
     from numba.cuda.cudadrv.devices import get_context
     if _context is None:
         _context = weakref.proxy(get_context())
@@ -382,6 +389,8 @@ def device_array(shape, dtype, alloc):
     arithmetic (the tests compare the two)."""
     entry = _templates.get((shape, dtype)) or _template(shape, dtype)
     cls, fields, nbytes = entry
+    if not getattr(_launch._thread, "ready", False):
+        _launch.thread_context()
     if nbytes == 0:                # numba makes its own NULL pointer for empty arrays
         return cls(shape, fields["strides"], fields["dtype"])
     ptr, size = alloc.malloc(nbytes)
