@@ -192,5 +192,46 @@ def main():
                 assert err < 1e-4, f"{name}: W3 gradient differs from the exact one"
 
 
+# ------------------------------------------------------------ W1-GPU (launch cost)
+
+
+def w1_gpu_rows(repeat):
+    """W1-GPU: benchmarks/run.py's 100-op chain (``tanh(sin(y) * 1.01 + 0.1)`` x25,
+    forward and backward) on 16 float32 on the GPU, per op: the fixed cost of an eager
+    op (allocation, launch) with no arithmetic to hide it.  eagerad next to PyTorch
+    CUDA; also prints eagerad's allocator counters after the run."""
+    from run import chain_step
+    rows = {}
+    import eagerad
+    from eagerad import context
+    problem = context.cuda_problem()
+    if problem:
+        rows["eagerad"] = f"not measured ({problem})"
+    else:
+        from numba import cuda
+        before = eagerad.get_default_device()
+        eagerad.set_default_device("cuda")
+        try:
+            step = chain_step(eagerad, np)
+        finally:
+            eagerad.set_default_device(before)
+        rows["eagerad"] = timeit(step, cuda.synchronize, repeat * 10) / 100
+        print(f"eagerad CUDA memory after W1-GPU: {eagerad.cuda.memory_stats()}")
+    try:
+        import torch
+        if not torch.cuda.is_available():
+            raise ImportError("PyTorch has no CUDA device")
+        with torch.device("cuda"):
+            step = chain_step(torch, np)
+        rows["PyTorch CUDA"] = timeit(step, torch.cuda.synchronize, repeat * 10) / 100
+    except ImportError as err:
+        rows["PyTorch CUDA"] = f"not measured ({err})"
+    print(f"{'':14s}{'W1-GPU 100-op chain, 16 floats, per op':>40s}")
+    for name, r in rows.items():
+        print(f"{name:14s}" + (f"{r * 1e6:>37.1f} us" if isinstance(r, float) else "  " + r))
+    return rows
+
+
 if __name__ == "__main__":
     main()
+    w1_gpu_rows(1 if "--smoke" in sys.argv else 20)

@@ -28,9 +28,16 @@ require_cuda()
 from numba import cuda  # noqa: E402  (after the check, which explains a missing package)
 
 from .. import cpu  # noqa: E402
-from . import elementwise as ew, matmul as mm, movement as mv, reduction as red  # noqa: E402
-from .launch import (GRID_YZ, MAX_BLOCKS, RED_THREADS, THREADS, TILE, blocks,  # noqa: E402
-                     broadcast_strides, collapse, contiguous_strides)
+from . import elementwise as ew, matmul as mm, memory, movement as mv, reduction as red  # noqa: E402,E501
+from .launch import (GRID_YZ, MAX_BLOCKS, RED_THREADS, SIMULATOR, THREADS, TILE,  # noqa: E402
+                     blocks, broadcast_strides, collapse, contiguous_strides)
+from .launch import launch as _launch  # noqa: E402  (the module keeps the name ``launch``)
+
+if SIMULATOR:
+    _new_array = memory.host_array
+else:
+    memory.install()            # before numba makes its context: its arrays use the cache
+    _new_array = memory.device_array
 
 name = "cuda"
 
@@ -42,16 +49,17 @@ def _is_device(a):
 
 
 def _empty(shape, dtype):
-    return cuda.device_array(tuple(shape), dtype=np.dtype(dtype))
+    """A new C-contiguous device array (uninitialised) from the caching allocator."""
+    return _new_array(tuple(shape), dtype, memory.allocator())
 
 
 def _flat(a):
-    return a.reshape(a.size)
+    return a if a.ndim == 1 else a.reshape(a.size)
 
 
 def _run(kernel, n, *args):
     if n:
-        kernel[blocks(n), THREADS](*args)
+        _launch(kernel, blocks(n), THREADS, *args)
 
 
 _dtypes = {}
@@ -81,8 +89,8 @@ def _copy_into(dst, src, shape, dst_off, dst_st, src_off, src_st):
     n = math.prod(shape)
     if n:
         cshape, (ds, ss) = collapse(shape, [dst_st, src_st])
-        mv.copy_strided[blocks(n), THREADS](_flat(dst), _flat(src), cshape, n, dst_off, ds,
-                                            src_off, ss)
+        _launch(mv.copy_strided, blocks(n), THREADS, _flat(dst), _flat(src), cshape, n,
+               dst_off, ds, src_off, ss)
 
 # ----------------------------------------------------------------- creation
 
@@ -102,7 +110,10 @@ def to_numpy(a):
 def from_numpy(a):
     """Copy a host ndarray to a new C-contiguous device array."""
     a = np.asarray(a)
-    return cuda.to_device(a if a.flags.c_contiguous else a.copy(order="C"))
+    out = _empty(a.shape, a.dtype)
+    if a.size:      # flat on both sides: numba compares "cores" (size-1 axes may differ)
+        _flat(out).copy_to_device(np.ascontiguousarray(a).reshape(-1))
+    return out
 
 
 def full(shape, value, dtype):
@@ -267,7 +278,8 @@ def _segments(op, a, M, K, acc):
         L = -(-K // C)
         C = -(-K // L)
     out = _empty((M * C,), acc)
-    red.segment_kernel(op, acc)[max(1, min(M * C, MAX_BLOCKS)), RED_THREADS](out, a, M * C, K, C, L)
+    _launch(red.segment_kernel(op, acc), max(1, min(M * C, MAX_BLOCKS)), RED_THREADS,
+           out, a, M * C, K, C, L)
     return _segments(op, out, M, C, acc) if C > 1 else out
 
 
@@ -315,7 +327,7 @@ def argreduce(op, x, axis, keepdims):
         raise ValueError(f"{op} of an empty array of shape {x.shape}")
     out = _empty((M,), np.int64)
     if M:
-        red.segment_kernel(op, x.dtype)[min(M, MAX_BLOCKS), RED_THREADS](out, rows, M, K)
+        _launch(red.segment_kernel(op, x.dtype), min(M, MAX_BLOCKS), RED_THREADS, out, rows, M, K)
     return out.reshape(shape)
 
 
@@ -380,7 +392,7 @@ def matmul(a, b):
         fa, sa = _batched(a2, batch, n_batch)
         fb, sb = _batched(b2, batch, n_batch)
         grid = (-(-N // TILE), min(-(-M // TILE), GRID_YZ), min(n_batch, GRID_YZ))
-        mm.kernel(acc)[grid, (TILE, TILE)](out, fa, fb, M, N, K, n_batch, sa, sb)
+        _launch(mm.kernel(acc), grid, (TILE, TILE), out, fa, fb, M, N, K, n_batch, sa, sb)
     if out.dtype != dtype:
         out = astype(out, dtype)
     shape = batch + ((M,) if a.ndim > 1 else ()) + ((N,) if b.ndim > 1 else ())

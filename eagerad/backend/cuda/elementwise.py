@@ -5,7 +5,13 @@ Each op is a small ``@cuda.jit(device=True)`` function; ``unary_kernel`` and
 broadcasting variant walks the output's flat index and maps it to each
 operand's element offset with per-operand strides (0 on broadcast axes), so one
 compiled kernel serves every shape of a given dtype and number of dimensions;
-Numba's dispatcher compiles each (dtype, ndim) once and reuses it.
+``launch.launch`` compiles each (op, dtypes, ndim) once and keeps the loaded function.
+
+Every kernel is ``cache=True``: a second process loads the compiled code from
+``__pycache__`` instead of compiling.  The per-op kernels are closures over the op's
+device function; numba-cuda keys a closure's cache entries by a hash of the pickled
+closure cells (the device function's code), which is the same in every process, so
+each op finds its own entries.
 """
 import math
 
@@ -97,7 +103,7 @@ BINARY = {
 def _unary_kernel(fn):
     fn = _device(fn)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def flat(out, a):
         for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
             out[i] = fn(a[i])
@@ -111,22 +117,22 @@ class BinaryKernels:
     def __init__(self, fn):
         fn = _device(fn)
 
-        @cuda.jit
+        @cuda.jit(cache=True)
         def flat(out, a, b):
             for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
                 out[i] = fn(a[i], b[i])
 
-        @cuda.jit
+        @cuda.jit(cache=True)
         def scalar_right(out, a, s):
             for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
                 out[i] = fn(a[i], s)
 
-        @cuda.jit
+        @cuda.jit(cache=True)
         def scalar_left(out, s, b):
             for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
                 out[i] = fn(s, b[i])
 
-        @cuda.jit
+        @cuda.jit(cache=True)
         def strided(out, a, b, shape, sa, sb):
             for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
                 out[i] = fn(a[offset(i, shape, sa)], b[offset(i, shape, sb)])
@@ -135,7 +141,7 @@ class BinaryKernels:
             flat, scalar_right, scalar_left, strided
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def where_strided(out, c, a, b, shape, sc, sa, sb):
     """``out = c ? a : b`` with all three operands broadcast by strides."""
     for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):

@@ -15,7 +15,7 @@ import numpy as np
 from numba import cuda
 
 from ..cpu import indexing as host
-from .launch import blocks, THREADS
+from .launch import blocks, launch, THREADS
 
 __all__ = ["cumulative", "cumextreme", "linear_scan", "argsort"]
 
@@ -49,7 +49,7 @@ def _scan_kernel(op):
     if kernel is None:
         combine = cuda.jit(device=True)(_COMBINE[op])
 
-        @cuda.jit
+        @cuda.jit(cache=True)
         def kernel(out, a, M, K, reverse):
             for m in range(cuda.grid(1), M, cuda.gridsize(1)):
                 first = m * K + K - 1 if reverse else m * K
@@ -64,7 +64,7 @@ def _scan_kernel(op):
     return kernel
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _linear_scan_kernel(out, a, b, M, K, reverse):
     for m in range(cuda.grid(1), M, cuda.gridsize(1)):
         h = 0.0
@@ -81,7 +81,7 @@ def _extreme_kernel(op):
     if kernel is None:
         is_max = op == "max"
 
-        @cuda.jit
+        @cuda.jit(cache=True)
         def kernel(idx, a, M, K):
             for m in range(cuda.grid(1), M, cuda.gridsize(1)):
                 base = m * K
@@ -113,7 +113,7 @@ def _rows(x, axis):
 
 def _launch(kernel, M, *args):
     if M:
-        kernel[blocks(M), THREADS](*args)
+        launch(kernel, blocks(M), THREADS, *args)
 
 
 def _as_work(v):

@@ -12,33 +12,33 @@ from numba import cuda
 from .launch import offset
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def copy_strided(dst, src, shape, n, dst_off, dst_st, src_off, src_st):
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
         dst[dst_off + offset(i, shape, dst_st)] = src[src_off + offset(i, shape, src_st)]
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def fill(out, value):
     for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
         out[i] = value
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def gather(out, src, index):
     """``out[i] = src[index[i]]``."""
     for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
         out[i] = src[index[i]]
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def scatter(dst, src, index, shape, src_st):
     """``dst[index[i]] = src[...]`` with ``src`` broadcast over ``index``'s shape by strides."""
     for i in range(cuda.grid(1), index.size, cuda.gridsize(1)):
         dst[index[i]] = src[offset(i, shape, src_st)]
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def scatter_add(dst, src, index):
     """``dst[index[i]] += src[i]`` atomically: repeated indices accumulate."""
     for i in range(cuda.grid(1), index.size, cuda.gridsize(1)):
