@@ -29,7 +29,7 @@ from numba import cuda  # noqa: E402  (after the check, which explains a missing
 
 from .. import cpu  # noqa: E402
 from . import elementwise as ew, matmul as mm, movement as mv, reduction as red  # noqa: E402
-from .launch import (GRID_YZ, MAX_BLOCKS, RED_THREADS, THREADS, TILE, blocks,  # noqa: E402
+from .launch import (MAX_BLOCKS, RED_THREADS, THREADS, blocks,  # noqa: E402
                      broadcast_strides, collapse, contiguous_strides)
 
 name = "cuda"
@@ -255,20 +255,9 @@ def _rows(x, axes):
     return _flat(x), M, K
 
 
-CHUNK = RED_THREADS * 16        # elements per block when a row is split across blocks
-
-
 def _segments(op, a, M, K, acc):
-    """Reduce each of M rows of length K; long rows with few outputs take two passes."""
-    C = 1
-    L = K
-    if M < 1024 and K > CHUNK:
-        C = -(-K // CHUNK)
-        L = -(-K // C)
-        C = -(-K // L)
-    out = _empty((M * C,), acc)
-    red.segment_kernel(op, acc)[max(1, min(M * C, MAX_BLOCKS)), RED_THREADS](out, a, M * C, K, C, L)
-    return _segments(op, out, M, C, acc) if C > 1 else out
+    """Reduce each of M rows of length K (one launch: ``reduction.segments``)."""
+    return red.segments(op, a, M, K, acc)
 
 
 _NEUTRAL = {"sum": 0, "prod": 1, "any": False, "all": True}
@@ -354,37 +343,10 @@ def log_softmax(x, axis):
 # ------------------------------------------------------------- linear algebra
 
 
-def _batched(x, batch, n_batch):
-    """Flat buffer of ``x`` (..., R, C) and its batch stride for ``batch`` (0: shared)."""
-    if math.prod(x.shape[:-2]) == 1:
-        return _flat(x), 0
-    if x.shape[:-2] != batch:
-        x = broadcast_to(x, batch + x.shape[-2:])
-    return _flat(x), math.prod(x.shape[-2:])
-
-
 def matmul(a, b):
-    """numpy's matmul (1-D promotion, broadcast batches) with the tiled kernel."""
-    a2 = a.reshape((1,) + a.shape) if a.ndim == 1 else a
-    b2 = b.reshape(b.shape + (1,)) if b.ndim == 1 else b
-    M, K = a2.shape[-2:]
-    N = tuple(b2.shape)[-1]
-    if tuple(b2.shape)[-2] != K:
-        raise ValueError(f"matmul: shapes {a.shape} and {b.shape} are not aligned")
-    batch = tuple(np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]))
-    n_batch = math.prod(batch)
-    dtype = np.result_type(a.dtype, b.dtype)
-    acc = np.float32 if dtype == np.float16 else np.int64 if dtype == np.bool_ else dtype
-    out = _empty((n_batch * M * N,), acc)
-    if out.size:
-        fa, sa = _batched(a2, batch, n_batch)
-        fb, sb = _batched(b2, batch, n_batch)
-        grid = (-(-N // TILE), min(-(-M // TILE), GRID_YZ), min(n_batch, GRID_YZ))
-        mm.kernel(acc)[grid, (TILE, TILE)](out, fa, fb, M, N, K, n_batch, sa, sb)
-    if out.dtype != dtype:
-        out = astype(out, dtype)
-    shape = batch + ((M,) if a.ndim > 1 else ()) + ((N,) if b.ndim > 1 else ())
-    return out.reshape(shape)
+    """numpy's matmul (1-D promotion, broadcast batches): ``matmul.product``'s
+    register-tiled kernel, or cuBLAS where ``EAGERAD_CUDA_MATMUL`` and CuPy allow."""
+    return mm.product(a, b)
 
 # ---------------------------------------------------------------- movement
 
