@@ -147,11 +147,13 @@ def vdot(input, other):
 
 
 def _nt_forward(B, a, b):
-    return B.matmul(a, B.transpose(b, (1, 0)))
+    own = getattr(B, "matmul_nt", None)      # a backend that reads b transposed in place
+    return own(a, b) if own is not None else B.matmul(a, B.transpose(b, (1, 0)))
 
 
 def _tn_forward(B, a, b):
-    return B.matmul(B.transpose(a, (1, 0)), b)
+    own = getattr(B, "matmul_tn", None)
+    return own(a, b) if own is not None else B.matmul(B.transpose(a, (1, 0)), b)
 
 
 def _product(a, b):

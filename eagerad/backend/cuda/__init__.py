@@ -28,7 +28,7 @@ require_cuda()
 from numba import cuda  # noqa: E402  (after the check, which explains a missing package)
 
 from .. import cpu  # noqa: E402
-from . import elementwise as ew, matmul as mm, movement as mv, reduction as red  # noqa: E402
+from . import elementwise as ew, matmul as mm, movement as mv, reduction as red, rows  # noqa: E402
 from .launch import (MAX_BLOCKS, RED_THREADS, THREADS, blocks,  # noqa: E402
                      broadcast_strides, collapse, contiguous_strides)
 
@@ -229,11 +229,6 @@ def fused_grad(op, g, saved):
     return _binary(op + "_grad", g, saved, g.dtype)
 
 
-def fused_deriv(op, g, x, n=None):
-    """None: this backend has no one-pass ``g * op'(x)`` kernel (the CPU's covers large
-    float64 sin/cos and small powers), so callers run the differentiable rule."""
-    return None
-
 # -------------------------------------------------------------- reductions
 
 
@@ -318,27 +313,18 @@ def _rounded(out, x):
 
 
 def logsumexp(x, axis, keepdims):
-    if x.dtype.kind != "f" or x.dtype == np.float16:
-        return _rounded(logsumexp(_computing(x), axis, keepdims), x)
-    axes = _axes(axis, x.ndim)
-    m = unary("finite_or_zero", reduce("max", x, axes, True), x.dtype)
-    s = reduce("sum", unary("exp", binary("sub", x, m)), axes, True)
-    out = binary("add", unary("log", s), m)
-    return out if keepdims else out.reshape(tuple(n for d, n in enumerate(x.shape)
-                                                  if d not in axes))
+    """``log(sum(exp(x)))`` over ``axis``: one launch (``rows``)."""
+    return rows.logsumexp(x, axis, keepdims)
 
 
 def softmax(x, axis):
-    if x.dtype == np.float16:
-        return _rounded(softmax(_computing(x), axis), x)
-    e = unary("exp", binary("sub", x, reduce("max", x, axis, True)))
-    return binary("div", e, reduce("sum", e, axis, True))
+    """Softmax along ``axis``: one launch (``rows``)."""
+    return rows.softmax(x, axis)
 
 
 def log_softmax(x, axis):
-    if x.dtype == np.float16:
-        return _rounded(log_softmax(_computing(x), axis), x)
-    return binary("sub", x, logsumexp(x, axis, True))
+    """Log-softmax along ``axis``: one launch (``rows``)."""
+    return rows.log_softmax(x, axis)
 
 # ------------------------------------------------------------- linear algebra
 
