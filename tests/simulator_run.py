@@ -19,7 +19,10 @@ def run_on_simulator(script, marker):
     if importlib.util.find_spec("numba_cuda") is None:
         pytest.skip("numba-cuda is not installed: no CUDA simulator")
     path = os.pathsep.join([ROOT, os.path.join(ROOT, "tests"), os.environ.get("PYTHONPATH", "")])
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=path)
+    # EAGERAD_SIMULATOR_TESTS_ON_GPU=1 (benchmarks/device_check.sh) runs the same script on
+    # the real GPU instead
+    on_gpu = os.environ.get("EAGERAD_SIMULATOR_TESTS_ON_GPU") == "1"
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="0" if on_gpu else "1", PYTHONPATH=path)
     proc = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith(marker + " ")), None)

@@ -118,6 +118,36 @@ def check_matmul_ops_and_gradients_match_cpu():
             _close(g, c, 1e-10)
 
 
+def check_cublas_route_layouts_with_numpy_standing_in():
+    """``cublas_launch``'s views, transposes, batch strides and ``out`` handling, with numpy
+    standing in for CuPy over the simulator's host-backed arrays (the cuBLAS call itself
+    runs in benchmarks/device_check.sh)."""
+    B, mm = _modules()
+    if not mm.SIMULATOR:
+        return
+    from numba import cuda
+    rng = np.random.default_rng(19)
+    saved = mm.cupy_module, mm._cupy_view
+    mm.cupy_module, mm._cupy_view = (lambda: np), (lambda cp, x: x._ary.reshape(-1))
+    try:
+        for n_batch, sa, sb in ((1, 1, 1), (3, 1, 0), (3, 0, 1), (2, 1, 1), (3, 0, 0)):
+            for ta in (False, True):
+                for tb in (False, True):
+                    M, K, N = 4, 5, 3
+                    a = rng.standard_normal((n_batch if sa else 1, M, K))
+                    b = rng.standard_normal((n_batch if sb else 1, K, N))
+                    sa_ = np.swapaxes(a, 1, 2).copy() if ta else a
+                    sb_ = np.swapaxes(b, 1, 2).copy() if tb else b
+                    out = cuda.to_device(np.full(n_batch * M * N, np.nan))
+                    da, db = B.from_numpy(sa_.reshape(-1)), B.from_numpy(sb_.reshape(-1))
+                    mm.cublas_launch(out, da, db,
+                                     M, N, K, n_batch, sa * M * K, sb * K * N, ta, tb)
+                    _close(out.copy_to_host().reshape(n_batch, M, N),
+                           np.broadcast_to(a @ b, (n_batch, M, N)), 1e-12)
+    finally:
+        mm.cupy_module, mm._cupy_view = saved
+
+
 def check_reductions_one_launch_split_rows():
     """Rows longer than a chunk, with fewer rows than the split limit, finish in one launch;
     the row counters end at zero."""

@@ -200,18 +200,27 @@ def cupy_module():
     return _cupy[0]
 
 
+def _cupy_view(cp, x):
+    """A CuPy array over the flat device buffer ``x`` (no copy, and no host synchronisation:
+    ``cupy.asarray`` of a ``__cuda_array_interface__`` carrying a stream would wait for
+    it).  CuPy and Numba both launch on the legacy default stream, so order holds."""
+    ptr = x.__cuda_array_interface__["data"][0]
+    mem = cp.cuda.UnownedMemory(ptr, x.size * x.dtype.itemsize, x)
+    return cp.ndarray((x.size,), x.dtype, cp.cuda.MemoryPointer(mem, 0))
+
+
 def cublas_launch(out, a, b, M, N, K, n_batch, batch_a, batch_b, trans_a=False, trans_b=False):
     """``launch``'s product by CuPy's ``matmul`` (cuBLAS) on the same buffers, no copies:
-    CuPy wraps the device arrays through ``__cuda_array_interface__`` and writes ``out``."""
+    CuPy views the device arrays' memory and writes ``out``."""
     cp = cupy_module()
 
     def operand(x, rows, cols, stride, trans):
-        v = cp.asarray(x)
+        v = _cupy_view(cp, x)
         v = v.reshape((n_batch, cols, rows) if trans else (n_batch, rows, cols)) if stride \
             else v.reshape((cols, rows) if trans else (rows, cols))
         return v.swapaxes(-1, -2) if trans else v
 
-    o = cp.asarray(out).reshape((n_batch, M, N))
+    o = _cupy_view(cp, out).reshape((n_batch, M, N))
     ca = operand(a, M, K, batch_a, trans_a)
     cb = operand(b, K, N, batch_b, trans_b)
     if ca.ndim == 2 and cb.ndim == 2:
