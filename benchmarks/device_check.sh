@@ -25,6 +25,7 @@
 #   run(command="bash benchmarks/device_check.sh", carry=[".whl"], timeout_s=600)
 # DEVICE_CHECK_BUDGET (seconds, default 540) is the deadline every step's limit fits under.
 # Variables: DEVICE_CHECK_REPLAY="tests/test_x.py ..." replaces the replay selection;
+# DEVICE_CHECK_SIM_SCRIPTS / DEVICE_CHECK_SIM_PYTEST replace the device-check files;
 # DEVICE_CHECK_SKIP="replay seeds ..." skips steps by name (install, gpu:<part>, sim, replay).
 #
 # Wheels to carry (run here, in the repository root, once; .whl/ must be git-ignored, e.g.
@@ -82,7 +83,7 @@ import importlib.metadata as m
 for p in (\"numba-cuda\", \"cuda-core\", \"cuda-bindings\", \"cupy-cuda13x\", \"cupy-cuda12x\", \"torch\"):
     try: print(p, m.version(p))
     except Exception: print(p, \"absent\")
-from numba import cuda; print(\"numba.cuda device:\", cuda.get_current_device().name)
+from numba import cuda; d = cuda.get_current_device(); print(\"numba.cuda device:\", getattr(d, \"name\", d))
 import eagerad; print(\"eagerad cuda problem:\", eagerad.context.cuda_problem())'"
 
 # ------------------------------------------------------------------ 2. timings
@@ -96,8 +97,9 @@ for part in $PARTS; do
 done
 
 # ------------------------------------------------------------------ 3. checks (parallel)
-SIM_SCRIPTS="tests/test_cuda_kernels_sim.py tests/test_cuda_sim.py tests/test_cuda_sim_nn.py tests/test_linalg_cuda_sim.py"
-SIM_PYTEST=$(grep -l "run_on_simulator" tests/test_*.py | tr '\n' ' ')
+SIM_SCRIPTS=${DEVICE_CHECK_SIM_SCRIPTS-"tests/test_cuda_kernels_sim.py tests/test_cuda_sim.py \
+tests/test_cuda_sim_nn.py tests/test_linalg_cuda_sim.py"}
+SIM_PYTEST=${DEVICE_CHECK_SIM_PYTEST-$(grep -l "run_on_simulator" tests/test_*.py | tr '\n' ' ')}
 REPLAY=${DEVICE_CHECK_REPLAY:-"tests/test_engine.py tests/test_grad_api.py tests/test_hooks.py \
 tests/test_higher_order_paths.py tests/test_inplace.py tests/test_functional.py tests/test_activations.py \
 tests/test_losses_normalization.py tests/test_loss_edges.py tests/test_nn.py tests/test_autograd_functional.py"}
@@ -112,10 +114,12 @@ if [[ "$SKIP" != *" sim "* ]]; then
     ( t0=$SECONDS; timeout -k 5 "$CHECK_SECS" $PY "$s" > "$TMP/$n.out" 2>&1; echo "$? $(( SECONDS - t0 ))" > "$TMP/$n.rc" ) &
     pids+=($!)
   done
-  ( t0=$SECONDS; EAGERAD_SIMULATOR_TESTS_ON_GPU=1 timeout -k 5 "$CHECK_SECS" $PY -m pytest -q \
-      -p no:cacheprovider -o addopts="" $SIM_PYTEST > "$TMP/sim_pytest.out" 2>&1
-    echo "$? $(( SECONDS - t0 ))" > "$TMP/sim_pytest.rc" ) &
-  pids+=($!)
+  if [[ -n "$SIM_PYTEST" ]]; then
+    ( t0=$SECONDS; EAGERAD_SIMULATOR_TESTS_ON_GPU=1 timeout -k 5 "$CHECK_SECS" $PY -m pytest -q \
+        -p no:cacheprovider -o addopts="" $SIM_PYTEST > "$TMP/sim_pytest.out" 2>&1
+      echo "$? $(( SECONDS - t0 ))" > "$TMP/sim_pytest.rc" ) &
+    pids+=($!)
+  fi
 fi
 if [[ "$SKIP" != *" replay "* ]]; then
   ( t0=$SECONDS; EAGERAD_DEFAULT_DEVICE=cuda timeout -k 5 "$CHECK_SECS" $PY -m pytest -q -rs \

@@ -10,18 +10,16 @@ whatever numba.cuda is (the real GPU when ``NUMBA_ENABLE_CUDASIM`` is unset), wh
 what ``benchmarks/device_check.sh`` does; under pytest the checks run in one simulator
 subprocess and each is reported as its own test.
 """
-import json
 import os
 import subprocess
 import sys
-import time
-import traceback
 
 import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.dirname(os.path.abspath(__file__))] + ([ROOT] if __name__ == "__main__" else [])
+from simulator_run import checks_on_simulator, run_checks  # noqa: E402
 from test_cuda_sim import HAVE_NUMBA_CUDA, _close  # noqa: E402
 
 
@@ -278,43 +276,24 @@ def check_op_level_gradients_through_fused_paths():
         _close(g, c, 1e-10)
 
 
+def check_module_doctests():
+    """The doctests of the kernel modules (the suite's doctest run skips backend/cuda, which
+    needs numba.cuda)."""
+    import doctest
+    import eagerad.backend.cuda  # noqa: F401
+    for name in ("matmul", "reduction", "rows", "launch"):
+        mod = sys.modules[f"eagerad.backend.cuda.{name}"]
+        failed, _ = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+        assert failed == 0, f"{failed} doctest(s) of {name} failed"
+
+
 CHECKS = sorted(name for name in list(globals()) if name.startswith("check_"))
 
-
-def _run_all():
-    """Script mode: run every check on this process's numba.cuda, print a JSON verdict."""
-    sys.setswitchinterval(1e-5)      # the simulator's barrier loop polls: switch often
-    import eagerad
-    verdict = {}
-    for name in CHECKS:
-        eagerad.set_seed(0)
-        start = time.perf_counter()
-        try:
-            globals()[name]()
-            verdict[name] = "ok"
-        except Exception:
-            verdict[name] = traceback.format_exc()
-        print(f"{name}: {time.perf_counter() - start:.1f} s "
-              f"{'ok' if verdict[name] == 'ok' else 'FAILED'}", file=sys.stderr)
-    print("CUDAKERN-RESULTS " + json.dumps(verdict))
-    return all(v == "ok" for v in verdict.values())
-
-# ------------------------------------------------------------- pytest side
 
 
 @pytest.fixture(scope="module")
 def sim_results():
-    if not HAVE_NUMBA_CUDA:
-        pytest.skip("numba-cuda is not installed (pip install numba-cuda): no CUDA simulator")
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1",
-               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__)], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
-    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("CUDAKERN-RESULTS ")),
-                None)
-    if line is None:
-        pytest.fail(f"simulator run crashed (rc={proc.returncode}):\n{proc.stderr[-4000:]}")
-    return json.loads(line[len("CUDAKERN-RESULTS "):])
+    return checks_on_simulator(__file__, "CUDAKERN-RESULTS")
 
 
 @pytest.mark.parametrize("name", CHECKS)
@@ -342,4 +321,4 @@ def test_matmul_mode_is_checked():
 
 
 if __name__ == "__main__":
-    sys.exit(0 if _run_all() else 1)
+    sys.exit(0 if run_checks(globals(), "CUDAKERN-RESULTS") else 1)

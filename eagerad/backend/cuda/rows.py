@@ -182,26 +182,27 @@ def _geometry(shape, axis):
     return math.prod(shape[:axis]) * post, (shape[axis] if shape else 1), post
 
 
+def _along(kind, a, b, axis):
+    """Run row kernel ``kind`` over the one axis ``axis`` names; the result has ``b``'s
+    shape and dtype."""
+    from .. import cuda as B
+    ax = _single_axis(axis, b.ndim)
+    if ax is None:
+        raise ValueError(f"{kind}: axis must name one axis, got {axis!r}")
+    M, K, post = _geometry(b.shape, ax)
+    return _run(kind, B._empty(b.shape, b.dtype), a, b, M, K, max(post, 1))
+
+
 def softmax(x, axis):
     """``exp(x - max) / sum(exp(x - max))`` along ``axis``, one launch."""
-    from .. import cuda as B
     x = _floating(x)
-    ax = _single_axis(axis, x.ndim)
-    if ax is None:
-        raise ValueError(f"softmax: axis must name one axis, got {axis!r}")
-    M, K, post = _geometry(x.shape, ax)
-    return _run("softmax", B._empty(x.shape, x.dtype), x, x, M, K, max(post, 1))
+    return _along("softmax", x, x, axis)
 
 
 def log_softmax(x, axis):
     """``x - logsumexp(x)`` along ``axis``, one launch."""
-    from .. import cuda as B
     x = _floating(x)
-    ax = _single_axis(axis, x.ndim)
-    if ax is None:
-        raise ValueError(f"log_softmax: axis must name one axis, got {axis!r}")
-    M, K, post = _geometry(x.shape, ax)
-    return _run("log_softmax", B._empty(x.shape, x.dtype), x, x, M, K, max(post, 1))
+    return _along("log_softmax", x, x, axis)
 
 
 def logsumexp(x, axis, keepdims):
@@ -225,14 +226,9 @@ def logsumexp(x, axis, keepdims):
 
 def softmax_backward(g, ans, axis):
     """``ans * (g - sum(g * ans, axis))``: softmax's input gradient, one launch."""
-    from .. import cuda as B
-    M, K, post = _geometry(ans.shape, int(axis) % max(ans.ndim, 1))
-    return _run("softmax_backward", B._empty(ans.shape, ans.dtype), g, ans, M, K, max(post, 1))
+    return _along("softmax_backward", g, ans, axis)
 
 
 def log_softmax_backward(g, ans, axis):
     """``g - exp(ans) * sum(g, axis)``: log_softmax's input gradient, one launch."""
-    from .. import cuda as B
-    M, K, post = _geometry(ans.shape, int(axis) % max(ans.ndim, 1))
-    return _run("log_softmax_backward", B._empty(ans.shape, ans.dtype), g, ans, M, K,
-                max(post, 1))
+    return _along("log_softmax_backward", g, ans, axis)
