@@ -346,15 +346,23 @@ def w2w3(d, repeat, smoke):
                 assert err < 1e-4, f"{name}: W3 gradient differs from the exact one"
 
 
-PARTS = ("w2w3", "matmul", "seeds")
+# part name -> runner(size, repeat, smoke); a part added later registers itself here
+# (``PARTS["w1"] = ...`` beside its function) and --only, --list-parts and
+# benchmarks/device_check.sh pick it up
+PARTS = {
+    "w2w3": lambda size, repeat, smoke: w2w3(data(size), repeat, smoke),
+    "matmul": lambda size, repeat, smoke: print_matmul(
+        *matmul_table(size["matmul"], 1 if smoke else max(3, repeat // 4))),
+    "seeds": lambda size, repeat, smoke: None if smoke else print_seeds(seeds_rows()),
+}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--smoke", action="store_true", help="tiny sizes (runs on the simulator)")
     parser.add_argument("--repeat", type=int, default=None)
-    parser.add_argument("--only", default=",".join(PARTS),
-                        help=f"comma-separated parts to run, of {', '.join(PARTS)}")
+    parser.add_argument("--only", default=None,
+                        help=f"comma-separated parts to run, of {', '.join(PARTS)} (default all)")
     parser.add_argument("--list-parts", action="store_true",
                         help="print the parts, one a line, and stop (benchmarks/device_check.sh "
                              "runs each with its own time limit)")
@@ -362,20 +370,16 @@ def main():
     if args.list_parts:
         print("\n".join(PARTS))
         return
-    parts = [p for p in args.only.split(",") if p]
+    parts = [p for p in (args.only or ",".join(PARTS)).split(",") if p]
     unknown = set(parts) - set(PARTS)
     if unknown:
-        parser.error(f"--only: unknown parts {sorted(unknown)}; choose from {PARTS}")
+        parser.error(f"--only: unknown parts {sorted(unknown)}; choose from {list(PARTS)}")
     size = SIZES["smoke" if args.smoke else "full"]
     if args.smoke:
         sys.setswitchinterval(1e-5)   # the simulator's block barrier polls between threads
     repeat = args.repeat or (1 if args.smoke else 20)
-    if "w2w3" in parts:
-        w2w3(data(size), repeat, args.smoke)
-    if "matmul" in parts:
-        print_matmul(*matmul_table(size["matmul"], 1 if args.smoke else max(3, repeat // 4)))
-    if "seeds" in parts and not args.smoke:
-        print_seeds(seeds_rows())
+    for name in parts:
+        PARTS[name](size, repeat, args.smoke)
 
 
 if __name__ == "__main__":

@@ -162,9 +162,16 @@ def kernel(acc_dtype, config="big", trans_a=False, trans_b=False):
     return k
 
 
-def choose_config(M, N, n_batch):
-    """``big`` unless its tiles would leave most multiprocessors without two blocks."""
-    BM, BN = CONFIGS["big"][:2]
+def choose_config(M, N, n_batch, itemsize=4):
+    """``big`` unless its tiles would leave most multiprocessors without two blocks, or its
+    shared slices of 16-byte (complex128) elements would pass the 48 KB a block gets.
+
+    >>> choose_config(1, 1, 1)        # one tile: the small blocking
+    'small'
+    """
+    BM, BN, BK = CONFIGS["big"][:3]
+    if 2 * BK * (BM + BN + 2 * PAD) * itemsize > 48 * 1024:
+        return "small"
     tiles = -(-M // BM) * -(-N // BN) * n_batch
     return "big" if tiles >= 2 * MULTIPROCESSORS or SIMULATOR and tiles > 1 else "small"
 
@@ -173,7 +180,7 @@ def launch(out, a, b, M, N, K, n_batch, batch_a, batch_b, trans_a=False, trans_b
            config=None):
     """``out[z] = op(a[z]) @ op(b[z])`` for ``z < n_batch`` with the tiled kernel, on flat
     buffers (``batch_*``: element stride between batch entries, 0 to share one matrix)."""
-    config = config or choose_config(M, N, n_batch)
+    config = config or choose_config(M, N, n_batch, out.dtype.itemsize)
     BM, BN = CONFIGS[config][:2]
     k = kernel(out.dtype, config, trans_a, trans_b)
     grid = (-(-N // BN), min(-(-M // BM), GRID_YZ), min(n_batch, GRID_YZ))
