@@ -47,19 +47,11 @@ _softmax = defop("softmax", lambda B, x, axis: B.softmax_inplace(x, axis),
                  fast=_same_dtype(lambda B, g, ans, axis: B.softmax_backward(g, ans, axis)),
                  saves=(), save_output=True, cases=_AXIS_CASES)
 _softmax.batch = _along_axis_batch(_softmax)
-def _log_softmax_fast(B, g, ans, axis):
-    """``g - exp(ans) * sum(g)``: one backend call where the backend has one (CUDA)."""
-    own = getattr(B, "log_softmax_backward", None)
-    if own is not None:
-        return own(g, ans, axis)
-    return B.binary("sub", g, B.binary("mul", B.unary("exp", ans),
-                                       B.reduce("sum", g, (axis,), True)))
-
-
 _log_softmax = defop("log_softmax", lambda B, x, axis: B.log_softmax(x, axis),
                      vjp=lambda g, ans, x, axis: g - ans.exp() * g.sum(axis=axis, keepdims=True),
                      jvp=lambda t, ans, x, axis: t - _dot(ans.exp(), t, axis),
-                     fast=_same_dtype(_log_softmax_fast),
+                     fast=_same_dtype(lambda B, g, ans, axis: B.log_softmax_backward(g, ans,
+                                                                                      axis)),
                      saves=(), save_output=True, cases=_AXIS_CASES)
 _log_softmax.batch = _along_axis_batch(_log_softmax)
 

@@ -23,7 +23,7 @@ from . import pool
 __all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
            "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put", "layer_norm",
            "layer_norm_backward", "softmax_inplace", "softmax_backward", "conv2d_gemm",
-           "conv2d_gemm_grad_input", "conv2d_gemm_grad_weight"]
+           "conv2d_gemm_grad_input", "conv2d_gemm_grad_weight", "log_softmax_backward"]
 
 
 def _kernels(*arrays):
@@ -365,3 +365,15 @@ def gelu_backward(g, x, approximate):
         return None
     from .activation_kernels import gelu_backward as kernel
     return kernel(g.reshape(-1), x.reshape(-1), approximate != "none").reshape(x.shape)
+
+
+
+def log_softmax_backward(g, ans, axis):
+    """``g - exp(ans) * sum(g, axis)``, the gradient of ``log_softmax``, by the backend
+    calls of the differentiable rule (so its numbers); the CUDA backend has one kernel.
+
+    >>> log_softmax_backward(np.array([1.0, 0.0]), np.log(np.array([0.25, 0.75])), 0)
+    array([ 0.75, -0.75])
+    """
+    from . import binary, reduce, unary
+    return binary("sub", g, binary("mul", unary("exp", ans), reduce("sum", g, (axis,), True)))

@@ -229,6 +229,12 @@ def fused_grad(op, g, saved):
     return _binary(op + "_grad", g, saved, g.dtype)
 
 
+def fused_deriv(op, g, x, n=None):
+    """``g * op'(x)`` in one kernel for sin, cos and pow by a number (``fused.fused_deriv``),
+    or None: callers run the differentiable rule."""
+    from .fused import fused_deriv as one_pass
+    return one_pass(op, g, x, n)
+
 # -------------------------------------------------------------- reductions
 
 

@@ -29,7 +29,7 @@ __all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "ma
            "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put",
            "layer_norm", "layer_norm_backward", "softmax_inplace", "softmax_backward",
            "conv2d_gemm", "conv2d_gemm_grad_input", "conv2d_gemm_grad_weight",
-           "log_softmax_backward", "fused_deriv"]
+           "log_softmax_backward"]
 
 
 def _host(fn, *arrays):
