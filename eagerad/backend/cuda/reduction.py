@@ -232,6 +232,8 @@ def segments(op, a, M, K, acc):
         C = -(-K // L)
     out = B._empty((M,), acc)
     partial, counter = (B._empty((M * C,), acc), _counter(M)) if C > 1 else (out, _counter(1))
-    segment_kernel(op, acc)[max(1, min(M * C, MAX_BLOCKS)), THREADS](out, a, M * C, K, C, L,
-                                                                     partial, counter)
+    # a split row gets one block per chunk (no grid-stride): a block that finishes a row then
+    # reads chunk values it has never read before, so no stale L1 line can hold them
+    grid = M * C if C > 1 else max(1, min(M, MAX_BLOCKS))
+    segment_kernel(op, acc)[grid, THREADS](out, a, M * C, K, C, L, partial, counter)
     return out
