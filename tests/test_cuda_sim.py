@@ -6,12 +6,8 @@ as its own test here.  Shapes are tiny: the simulator runs every GPU thread as
 a Python thread.  Skipped when numba-cuda is not installed.
 """
 import importlib.util
-import json
 import os
-import subprocess
 import sys
-import time
-import traceback
 import zlib
 
 import numpy as np
@@ -388,38 +384,17 @@ CHECKS = sorted(name for name in list(globals()) if name.startswith("check_"))
 
 
 def _run_all():
-    """Script mode (inside the simulator): run every check, print a JSON verdict."""
-    sys.setswitchinterval(1e-5)      # the simulator's barrier loop polls: switch often
-    import eagerad
-    verdict = {}
-    for name in CHECKS:
-        eagerad.set_seed(0)
-        start = time.perf_counter()
-        try:
-            globals()[name]()
-            verdict[name] = "ok"
-        except Exception:
-            verdict[name] = traceback.format_exc()
-        print(f"{name}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
-    print("CUDASIM-RESULTS " + json.dumps(verdict))
+    """Script mode (inside the simulator, or on a GPU): run every check, print a JSON verdict."""
+    from simulator_run import run_checks
+    run_checks(globals(), "CUDASIM-RESULTS")
 
 # ------------------------------------------------------------- pytest side
 
 
 @pytest.fixture(scope="module")
 def sim_results():
-    if not HAVE_NUMBA_CUDA:
-        pytest.skip("numba-cuda is not installed (pip install numba-cuda): no CUDA simulator")
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1",
-               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__)], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
-    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("CUDASIM-RESULTS ")), None)
-    if line is None:
-        if "numba" in proc.stderr and "ImportError" in proc.stderr:
-            pytest.skip(f"the CUDA simulator could not be imported:\n{proc.stderr[-2000:]}")
-        pytest.fail(f"simulator run crashed (rc={proc.returncode}):\n{proc.stderr[-4000:]}")
-    return json.loads(line[len("CUDASIM-RESULTS "):])
+    from simulator_run import checks_on_simulator
+    return checks_on_simulator(__file__, "CUDASIM-RESULTS")
 
 
 @pytest.mark.parametrize("name", CHECKS)

@@ -25,7 +25,7 @@ from ..tensor import Tensor, arange
 from .activations import log_sigmoid
 from .convolution import _floats
 from .linalg import matmul
-from .matrix_products import matmul_tn
+from .matrix_products import _nt_forward, _tn_forward, matmul_tn
 from .math import as_tensor, log, log1p, maximum, sqrt, where
 from .nn_ops import REDUCTIONS, classes_last, log_softmax, one_hot, reduce_loss, softmax
 from .reduction import logsumexp
@@ -60,7 +60,7 @@ def _linear_forward(B, x, w):
     """``x @ w.T`` as ONE 2-D product of all of x's rows (what a batched ``x`` under vmap
     also becomes, so vmap gives the very numbers of the batched call)."""
     lead, k = tuple(x.shape)[:-1], x.shape[x.ndim - 1]    # (the CUDA simulator's shapes
-    out = B.matmul(B.reshape(x, (math.prod(lead), k)), B.transpose(w, (1, 0)))  # index >= 0)
+    out = _nt_forward(B, B.reshape(x, (math.prod(lead), k)), w)         # index >= 0)
     return B.reshape(out, lead + (w.shape[0],))
 
 
@@ -89,8 +89,7 @@ def _linear_fast_x(B, g, ans, x, w):
 def _linear_fast_w(B, g, ans, x, w):
     """``_linear_grad_w`` on arrays: ``g^T @ x`` over all rows, one 2-D product."""
     rows = math.prod(tuple(x.shape)[:-1])
-    return B.matmul(B.transpose(B.reshape(g, (rows, w.shape[0])), (1, 0)),
-                    B.reshape(x, (rows, w.shape[1])))
+    return _tn_forward(B, B.reshape(g, (rows, w.shape[0])), B.reshape(x, (rows, w.shape[1])))
 
 
 def _linear_batch(args, bdims):

@@ -50,8 +50,8 @@ _softmax.batch = _along_axis_batch(_softmax)
 _log_softmax = defop("log_softmax", lambda B, x, axis: B.log_softmax(x, axis),
                      vjp=lambda g, ans, x, axis: g - ans.exp() * g.sum(axis=axis, keepdims=True),
                      jvp=lambda t, ans, x, axis: t - _dot(ans.exp(), t, axis),
-                     fast=_same_dtype(lambda B, g, ans, axis: B.binary("sub", g, B.binary(
-                         "mul", B.unary("exp", ans), B.reduce("sum", g, (axis,), True)))),
+                     fast=_same_dtype(lambda B, g, ans, axis: B.log_softmax_backward(g, ans,
+                                                                                      axis)),
                      saves=(), save_output=True, cases=_AXIS_CASES)
 _log_softmax.batch = _along_axis_batch(_log_softmax)
 

@@ -17,7 +17,7 @@ from . import pool, recurrent_scan as _lstm
 __all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
            "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put", "layer_norm",
            "layer_norm_backward", "softmax_inplace", "softmax_backward", "conv2d_gemm",
-           "conv2d_gemm_grad_input", "conv2d_gemm_grad_weight"]
+           "conv2d_gemm_grad_input", "conv2d_gemm_grad_weight", "log_softmax_backward"]
 
 
 def lstm_scan(xw, h0, c0, w_hh, b_hh, reverse=False):
@@ -380,3 +380,14 @@ def attention_backward(g, q, k, v, scale, mask):
 
 
 __all__ += ["attention_forward", "attention_backward"]
+
+
+def log_softmax_backward(g, ans, axis):
+    """``g - exp(ans) * sum(g, axis)``, the gradient of ``log_softmax``, by the backend
+    calls of the differentiable rule (so its numbers); the CUDA backend has one kernel.
+
+    >>> log_softmax_backward(np.array([1.0, 0.0]), np.log(np.array([0.25, 0.75])), 0)
+    array([ 0.75, -0.75])
+    """
+    from . import binary, reduce, unary
+    return binary("sub", g, binary("mul", unary("exp", ans), reduce("sum", g, (axis,), True)))

@@ -14,7 +14,8 @@ import contextlib
 import numpy as np
 
 __all__ = ["inv", "solve", "slogdet", "det", "cholesky", "solve_triangular", "eigh", "eigvalsh",
-           "svd", "svdvals", "qr", "orth_complement", "matrix_exp", "einsum"]
+           "svd", "svdvals", "qr", "orth_complement", "matrix_exp", "einsum",
+           "matmul_nt", "matmul_tn"]
 
 
 @contextlib.contextmanager
@@ -245,3 +246,25 @@ def einsum(subscripts, *arrays):
     if any(isinstance(a, np.ndarray) and np.shares_memory(out, a) for a in arrays):
         out = out.copy()
     return out
+
+
+
+def matmul_nt(a, b):
+    """``a @ b.T`` for matrices: the CPU's ``matmul`` of the transposed view (the same
+    numbers as before this function existed; a GPU backend reads ``b`` in place).
+
+    >>> matmul_nt(np.ones((2, 3)), np.ones((4, 3))).shape
+    (2, 4)
+    """
+    from . import matmul, transpose
+    return matmul(a, transpose(b, (1, 0)))
+
+
+def matmul_tn(a, b):
+    """``a.T @ b`` for matrices, as ``matmul_nt``.
+
+    >>> matmul_tn(np.ones((3, 2)), np.ones((3, 4))).shape
+    (2, 4)
+    """
+    from . import matmul, transpose
+    return matmul(transpose(a, (1, 0)), b)

@@ -28,7 +28,8 @@ require_cuda()
 from numba import cuda  # noqa: E402  (after the check, which explains a missing package)
 
 from .. import cpu  # noqa: E402
-from . import elementwise as ew, matmul as mm, memory, movement as mv, reduction as red  # noqa: E402,E501
+from . import (elementwise as ew, matmul as mm, memory, movement as mv,  # noqa: E402
+               reduction as red, rows)
 from .launch import (GRID_YZ, MAX_BLOCKS, RED_THREADS, SIMULATOR, THREADS, TILE,  # noqa: E402
                      blocks, broadcast_strides, collapse, contiguous_strides)
 from .launch import launch as _launch  # noqa: E402  (the module keeps the name ``launch``)
@@ -241,9 +242,10 @@ def fused_grad(op, g, saved):
 
 
 def fused_deriv(op, g, x, n=None):
-    """None: this backend has no one-pass ``g * op'(x)`` kernel (the CPU's covers large
-    float64 sin/cos and small powers), so callers run the differentiable rule."""
-    return None
+    """``g * op'(x)`` in one kernel for sin, cos and pow by a number (``fused.fused_deriv``),
+    or None: callers run the differentiable rule."""
+    from .fused import fused_deriv as one_pass
+    return one_pass(op, g, x, n)
 
 # -------------------------------------------------------------- reductions
 
@@ -266,21 +268,9 @@ def _rows(x, axes):
     return _flat(x), M, K
 
 
-CHUNK = RED_THREADS * 16        # elements per block when a row is split across blocks
-
-
 def _segments(op, a, M, K, acc):
-    """Reduce each of M rows of length K; long rows with few outputs take two passes."""
-    C = 1
-    L = K
-    if M < 1024 and K > CHUNK:
-        C = -(-K // CHUNK)
-        L = -(-K // C)
-        C = -(-K // L)
-    out = _empty((M * C,), acc)
-    _launch(red.segment_kernel(op, acc), max(1, min(M * C, MAX_BLOCKS)), RED_THREADS,
-           out, a, M * C, K, C, L)
-    return _segments(op, out, M, C, acc) if C > 1 else out
+    """Reduce each of M rows of length K (one launch: ``reduction.segments``)."""
+    return red.segments(op, a, M, K, acc)
 
 
 _NEUTRAL = {"sum": 0, "prod": 1, "any": False, "all": True}
@@ -341,62 +331,26 @@ def _rounded(out, x):
 
 
 def logsumexp(x, axis, keepdims):
-    if x.dtype.kind != "f" or x.dtype == np.float16:
-        return _rounded(logsumexp(_computing(x), axis, keepdims), x)
-    axes = _axes(axis, x.ndim)
-    m = unary("finite_or_zero", reduce("max", x, axes, True), x.dtype)
-    s = reduce("sum", unary("exp", binary("sub", x, m)), axes, True)
-    out = binary("add", unary("log", s), m)
-    return out if keepdims else out.reshape(tuple(n for d, n in enumerate(x.shape)
-                                                  if d not in axes))
+    """``log(sum(exp(x)))`` over ``axis``: one launch (``rows``)."""
+    return rows.logsumexp(x, axis, keepdims)
 
 
 def softmax(x, axis):
-    if x.dtype == np.float16:
-        return _rounded(softmax(_computing(x), axis), x)
-    e = unary("exp", binary("sub", x, reduce("max", x, axis, True)))
-    return binary("div", e, reduce("sum", e, axis, True))
+    """Softmax along ``axis``: one launch (``rows``)."""
+    return rows.softmax(x, axis)
 
 
 def log_softmax(x, axis):
-    if x.dtype == np.float16:
-        return _rounded(log_softmax(_computing(x), axis), x)
-    return binary("sub", x, logsumexp(x, axis, True))
+    """Log-softmax along ``axis``: one launch (``rows``)."""
+    return rows.log_softmax(x, axis)
 
 # ------------------------------------------------------------- linear algebra
 
 
-def _batched(x, batch, n_batch):
-    """Flat buffer of ``x`` (..., R, C) and its batch stride for ``batch`` (0: shared)."""
-    if math.prod(x.shape[:-2]) == 1:
-        return _flat(x), 0
-    if x.shape[:-2] != batch:
-        x = broadcast_to(x, batch + x.shape[-2:])
-    return _flat(x), math.prod(x.shape[-2:])
-
-
 def matmul(a, b):
-    """numpy's matmul (1-D promotion, broadcast batches) with the tiled kernel."""
-    a2 = a.reshape((1,) + a.shape) if a.ndim == 1 else a
-    b2 = b.reshape(b.shape + (1,)) if b.ndim == 1 else b
-    M, K = a2.shape[-2:]
-    N = tuple(b2.shape)[-1]
-    if tuple(b2.shape)[-2] != K:
-        raise ValueError(f"matmul: shapes {a.shape} and {b.shape} are not aligned")
-    batch = tuple(np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]))
-    n_batch = math.prod(batch)
-    dtype = np.result_type(a.dtype, b.dtype)
-    acc = np.float32 if dtype == np.float16 else np.int64 if dtype == np.bool_ else dtype
-    out = _empty((n_batch * M * N,), acc)
-    if out.size:
-        fa, sa = _batched(a2, batch, n_batch)
-        fb, sb = _batched(b2, batch, n_batch)
-        grid = (-(-N // TILE), min(-(-M // TILE), GRID_YZ), min(n_batch, GRID_YZ))
-        _launch(mm.kernel(acc), grid, (TILE, TILE), out, fa, fb, M, N, K, n_batch, sa, sb)
-    if out.dtype != dtype:
-        out = astype(out, dtype)
-    shape = batch + ((M,) if a.ndim > 1 else ()) + ((N,) if b.ndim > 1 else ())
-    return out.reshape(shape)
+    """numpy's matmul (1-D promotion, broadcast batches): ``matmul.product``'s
+    register-tiled kernel, or cuBLAS where ``EAGERAD_CUDA_MATMUL`` and CuPy allow."""
+    return mm.product(a, b)
 
 # ---------------------------------------------------------------- movement
 

@@ -9,13 +9,27 @@ ops (a window scan each, and the indexed take/put of ``max_pool_argmax``) and th
 fused layer normalisation take the same route until a one-thread-per-window kernel is
 written.  Every name in
 ``__all__`` becomes ``B.<name>``.
+
+The first-order gradients that have device kernels of their own: softmax's and
+log_softmax's (``rows``: one launch per call), GELU's (``g * gelu'(x)`` in float64,
+rounded once, as the CPU's) and ``fused_deriv``'s ``g * sin'(x)``, ``g * cos'(x)``
+and ``g * d(x**n)/dx`` (the arithmetic of the differentiable rules in one pass, so
+the same bits as the rule's kernels).
 """
+import math
+
+import numpy as np
+from numba import cuda
+
+from .. import formulas
 from ..cpu import fused as _cpu
+from . import rows
 
 __all__ = ["lstm_scan", "lstm_scan_backward", "max_pool", "max_pool_gather", "max_pool_scatter",
            "gelu", "gelu_backward", "max_pool_argmax", "pool_take", "pool_put",
            "layer_norm", "layer_norm_backward", "softmax_inplace", "softmax_backward",
-           "conv2d_gemm", "conv2d_gemm_grad_input", "conv2d_gemm_grad_weight"]
+           "conv2d_gemm", "conv2d_gemm_grad_input", "conv2d_gemm_grad_weight",
+           "log_softmax_backward"]
 
 
 def _host(fn, *arrays):
@@ -91,8 +105,11 @@ def gelu(x, approximate):
 
 
 def gelu_backward(g, x, approximate):
-    """No fused GELU gradient on CUDA yet: None, so the differentiable rule runs."""
-    return None
+    """``g * gelu'(x)`` in one kernel (float64 inside, rounded once), for float ``g`` and
+    ``x`` of one dtype and shape; None otherwise, so the differentiable rule runs."""
+    if not _same_floats(g, x):
+        return None
+    return _pointwise("gelu_tanh" if approximate != "none" else "gelu", g, x)
 
 
 def max_pool_argmax(x, geometry):
@@ -121,15 +138,18 @@ def layer_norm_backward(g, x, w, eps):
 
 
 def softmax_inplace(x, axis):
-    """The CUDA backend's own ``softmax`` (the buffer reuse is the CPU's concern)."""
-    from . import softmax
-    return softmax(x, axis)
+    """Softmax in one launch (``rows.softmax``; the buffer reuse is the CPU's concern)."""
+    return rows.softmax(x, axis)
 
 
 def softmax_backward(g, ans, axis):
-    """``ans * (g - sum(g * ans, axis))`` with the CUDA backend's own kernels."""
-    from . import binary, reduce
-    return binary("mul", ans, binary("sub", g, reduce("sum", binary("mul", g, ans), (axis,), True)))
+    """``ans * (g - sum(g * ans, axis))`` in one launch (``rows``)."""
+    return rows.softmax_backward(g, ans, axis)
+
+
+def log_softmax_backward(g, ans, axis):
+    """``g - exp(ans) * sum(g, axis)`` in one launch (``rows``)."""
+    return rows.log_softmax_backward(g, ans, axis)
 
 
 def conv2d_gemm(x, w, b, geometry):
@@ -162,3 +182,69 @@ def attention_backward(g, q, k, v, scale, mask):
 
 
 __all__ += ["attention_forward", "attention_backward"]
+
+
+# ------------------------------------------------ one-pass first-order gradients
+# Scalar rules ``(g, x, p, q) -> input gradient``; ``p``, ``q`` are the op's parameters in
+# the operands' dtype.
+
+
+def _gelu_slope(x, tanh_form):
+    v = np.float64(x)
+    if tanh_form:
+        t = math.tanh(0.7978845608028654 * (v + 0.044715 * v * v * v))
+        return 0.5 * (1 + t) + 0.5 * v * (1 - t * t) * 0.7978845608028654 * \
+            (1 + 3 * 0.044715 * v * v)
+    return 0.5 * math.erfc(-v * formulas.SQRT1_2) + v * math.exp(-0.5 * v * v) * \
+        0.3989422804014327
+
+
+_gelu_slope_dev = cuda.jit(device=True)(_gelu_slope)
+
+_RULES = {
+    "sin": lambda g, x, p, q: math.cos(x) * g,               # _sin_fast: cos(x) * g
+    "cos": lambda g, x, p, q: -g * math.sin(x),              # _cos_fast: (-g) * sin(x)
+    "pow": lambda g, x, p, q: (g * p) * x ** q,              # (g * n) * x ** (n - 1)
+    "gelu": lambda g, x, p, q: np.float64(g) * _gelu_slope_dev(x, False),
+    "gelu_tanh": lambda g, x, p, q: np.float64(g) * _gelu_slope_dev(x, True),
+}
+_kernels = {}
+
+
+def _kernel(name):
+    k = _kernels.get(name)
+    if k is None:
+        fn = cuda.jit(device=True)(_RULES[name])
+
+        @cuda.jit
+        def k(out, g, x, p, q):
+            for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+                out[i] = fn(g[i], x[i], p, q)
+        _kernels[name] = k
+    return k
+
+
+def _same_floats(g, x):
+    return hasattr(g, "copy_to_host") and hasattr(x, "copy_to_host") and g.dtype == x.dtype \
+        and g.shape == x.shape and x.dtype.kind == "f"
+
+
+def _pointwise(name, g, x, p=0, q=0):
+    from . import _empty, _flat, _run
+    out = _empty(x.shape, x.dtype)
+    t = x.dtype.type
+    _run(_kernel(name), x.size, _flat(out), _flat(g), _flat(x), t(p), t(q))
+    return out
+
+
+def fused_deriv(op, g, x, n=None):
+    """``g * op'(x)`` in one pass for ``sin``, ``cos`` and ``pow`` by a number ``n``
+    (float32/float64 ``g`` and ``x`` of one shape), with the arithmetic of the rules'
+    separate kernels, so the same bits; None elsewhere (the caller runs the rule)."""
+    if op not in ("sin", "cos", "pow") or not _same_floats(g, x) or x.dtype == np.float16:
+        return None
+    if op == "pow":
+        if isinstance(n, bool) or not isinstance(n, (int, float)):
+            return None
+        return _pointwise("pow", g, x, n, n - 1)
+    return _pointwise(op, g, x)

@@ -42,6 +42,10 @@ def on_host(name, family=None):
 
 globals().update({name: on_host(name) for name in __all__})
 
+# products with a transposed operand, read in place by the tiled kernel (ops.matrix_products)
+from .matmul import matmul_nt, matmul_tn  # noqa: E402
+__all__ += ["matmul_nt", "matmul_tn"]
+
 
 def _sum_private(B, s, a, keep):
     """Sum the axes of operand ``a`` (letters ``s``) whose letter is not in ``keep``."""

@@ -1,16 +1,28 @@
-"""Reduction kernels: shared-memory tree reductions over contiguous segments.
+"""Reduction kernels: shared-memory tree reductions over contiguous segments, one launch.
 
 The host side moves the reduced axes last, so the input is a contiguous
-``(M, K)`` matrix.  Each row may be cut into ``C`` chunks of length ``L`` (two
-passes for long rows with few outputs, e.g. a full sum); one block reduces one
-segment: its threads stride over the segment, then combine their partial
-results in a shared-memory tree.  Kernels are built once per (op, accumulator
-dtype) and compiled by Numba once per input dtype.
+``(M, K)`` matrix.  Each row may be cut into ``C`` chunks of length ``L`` (long
+rows with few outputs, e.g. a full sum); one block reduces one segment: its
+threads stride over the segment, then combine their partial results in a
+shared-memory tree.  A row cut into chunks is finished in the same launch: each
+block writes its chunk's value, fences, and counts itself in with an atomic on
+the row's counter; the block that counts last reduces the row's chunk values in
+chunk order (so the result does not depend on which block finished when) and
+sets the counter back to zero for the next launch.  The counters live in one
+small device array per process (``C > 1`` only happens for fewer than
+``SPLIT_ROWS`` rows).  Kernels are built once per (op, accumulator dtype) and
+compiled by Numba once per input dtype.
+
+>>> sorted(OPS)
+['all', 'any', 'max', 'min', 'prod', 'sum']
 """
 import numpy as np
 from numba import cuda
 
-from .launch import RED_THREADS as THREADS, numba_type
+from .launch import MAX_BLOCKS, RED_THREADS as THREADS, numba_type
+
+SPLIT_ROWS = 1024               # rows from which each row is one block's work
+CHUNK = THREADS * 16            # elements per block when a row is split across blocks
 
 
 def _sum(a, b):
@@ -84,9 +96,19 @@ def _segment_kernel(op, acc_dtype):
         def pad(a, start):
             return cast(neutral)
 
+    if neutral is None:
+        @cuda.jit(device=True)
+        def pad_partial(p, start):
+            return p[start]
+    else:
+        @cuda.jit(device=True)
+        def pad_partial(p, start):
+            return cast(neutral)
+
     @cuda.jit
-    def kernel(out, a, n_segments, K, C, L):
+    def kernel(out, a, n_segments, K, C, L, partial, counter):
         buf = cuda.shared.array(T, acc_t)
+        last = cuda.shared.array(1, np.int32)
         t = cuda.threadIdx.x
         for s in range(cuda.blockIdx.x, n_segments, cuda.gridDim.x):
             m = s // C
@@ -98,8 +120,25 @@ def _segment_kernel(op, acc_dtype):
                 acc = combine(acc, load(a, start + j))
             buf[t] = acc
             tree(t, buf, buf)
-            if t == 0:
-                out[s] = buf[0]
+            if C == 1:
+                if t == 0:
+                    out[m] = buf[0]
+            else:
+                if t == 0:
+                    partial[s] = buf[0]
+                    cuda.threadfence()          # the value is visible before the count
+                    last[0] = cuda.atomic.add(counter, m, 1) == C - 1
+                cuda.syncthreads()
+                if last[0]:                     # every chunk of row m is in: finish it
+                    p0 = m * C
+                    acc = partial[p0 + t] if t < C else pad_partial(partial, p0)
+                    for j in range(t + T, C, T):
+                        acc = combine(acc, partial[p0 + j])
+                    buf[t] = acc
+                    tree(t, buf, buf)
+                    if t == 0:
+                        out[m] = buf[0]
+                        counter[m] = 0
             cuda.syncthreads()
     return kernel
 
@@ -162,3 +201,39 @@ def segment_kernel(op, acc_dtype):
     if k is None:
         k = _cache[key] = (_arg_kernel if op.startswith("arg") else _segment_kernel)(op, acc_dtype)
     return k
+
+
+_counters = {}
+
+
+def _counter(M):
+    """The process's zeroed int32 row counters (at least ``M``) for the current device;
+    the kernels leave them zero."""
+    from .. import cuda as B
+    try:
+        dev = cuda.get_current_device().id
+    except Exception:               # the simulator has one device
+        dev = 0
+    c = _counters.get(dev)
+    if c is None or c.size < M:
+        c = _counters[dev] = B.from_numpy(np.zeros(max(M, SPLIT_ROWS), np.int32))
+    return c
+
+
+def segments(op, a, M, K, acc):
+    """Reduce each of the ``M`` rows of length ``K`` of flat ``a`` with ``op`` into a new
+    ``(M,)`` array of dtype ``acc``, in one launch (rows split into chunks when there are
+    few of them and they are long)."""
+    from .. import cuda as B
+    C, L = 1, K
+    if M < SPLIT_ROWS and K > CHUNK:
+        C = -(-K // CHUNK)
+        L = -(-K // C)
+        C = -(-K // L)
+    out = B._empty((M,), acc)
+    partial, counter = (B._empty((M * C,), acc), _counter(M)) if C > 1 else (out, _counter(1))
+    # a split row gets one block per chunk (no grid-stride): a block that finishes a row then
+    # reads chunk values it has never read before, so no stale L1 line can hold them
+    grid = M * C if C > 1 else max(1, min(M, MAX_BLOCKS))
+    segment_kernel(op, acc)[grid, THREADS](out, a, M * C, K, C, L, partial, counter)
+    return out
