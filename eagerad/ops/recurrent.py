@@ -356,13 +356,38 @@ def gru_by_ops(xw, h0, w_hh, b_hh, reverse=False):
 
 def _gru_jvp(k):
     def rule(t, ans, xw, h0, w_hh, b_hh, reverse=False):
-        """Forward mode through the op-by-op recurrence (each op's own jvp rule)."""
-        from ..func import jvp
-        args = [xw, h0, w_hh, b_hh]
-
-        def moved(a):
-            return gru_by_ops(*args[:k], a, *args[k + 1:], reverse)
-        return jvp(moved, (args[k],), (t,))[1]
+        """Output tangent from argument ``k``'s tangent ``t``: the linearised cell, step by
+        step, its gates recomputed op by op (the fused output keeps them as bare arrays)."""
+        from .losses import linear
+        if reverse:
+            xw = xw.flip(0)
+            t = t.flip(0) if k == 0 else t
+        size = h0.shape[-1]
+        h, dh, rows = h0, (t if k == 1 else None), []
+        for s in range(xw.shape[0]):
+            gx, gh = xw[s], linear(h, w_hh, b_hh)
+            r = sigmoid(gx[:, :size] + gh[:, :size])
+            z = sigmoid(gx[:, size:2 * size] + gh[:, size:2 * size])
+            n = tanh(gx[:, 2 * size:] + r * gh[:, 2 * size:])
+            d_gh = linear(h, t) if k == 2 else broadcast_to(t, gh.shape) if k == 3 else None
+            if dh is not None:
+                d_gh = linear(dh, w_hh) if d_gh is None else d_gh + linear(dh, w_hh)
+            d_gx = t[s] if k == 0 else None
+            d_pre = d_gx if d_gh is None else d_gh if d_gx is None else d_gx + d_gh
+            if d_pre is None:                    # nothing moves (cannot happen for k < 4)
+                d_pre = 0 * gh
+            dr = r * (1 - r) * d_pre[:, :size]
+            dz = z * (1 - z) * d_pre[:, size:2 * size]
+            d_inner = dr * gh[:, 2 * size:] + (0 if d_gx is None else d_gx[:, 2 * size:])
+            if d_gh is not None:
+                d_inner = d_inner + r * d_gh[:, 2 * size:]
+            dn = (1 - n * n) * d_inner
+            new = dz * (h - n) + (1 - z) * dn
+            dh = new if dh is None else new + z * dh
+            h = (1 - z) * n + z * h
+            rows.append(dh)
+        out = stack(rows, 0)
+        return out.flip(0) if reverse else out
     return rule
 
 
