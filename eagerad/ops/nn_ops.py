@@ -41,9 +41,35 @@ def _along_axis_batch(op):
     return batch
 
 
+# softmax's gradient ``a * (g - <g, a>)`` as an op of its own: its forward is the backend's
+# (``B.softmax_backward``, a Numba pass for float32 rows), so a recorded backward
+# (create_graph) computes the very numbers of the array rule; its rules are the
+# derivatives of that product (the map g -> a * (g - <g, a>) is symmetric in g).
+_softmax_grad = defop(
+    "softmax_grad", lambda B, g, a, axis: B.softmax_backward(g, a, axis),
+    vjp=(lambda c, ans, g, a, axis: _softmax_grad(c, a, axis=axis),
+         lambda c, ans, g, a, axis: c * (g - _dot(g, a, axis)) - g * _dot(c, a, axis)),
+    jvp=(lambda t, ans, g, a, axis: _softmax_grad(t, a, axis=axis),
+         lambda t, ans, g, a, axis: t * (g - _dot(g, a, axis)) - a * _dot(g, t, axis)),
+    saves={0: (1,), 1: (0, 1)},
+    cases=[Case(U(2, 3), U(2, 3), axis=1), Case(U(3, 2), U(3, 2), axis=0),
+           Case(U(4), U(4), axis=0)])
+_softmax_grad.batch = lambda args, bdims, axis: (
+    _softmax_grad(*(x if d is None or d == 0 else x.moveaxis(d, 0) for x, d in zip(args, bdims)),
+                  axis=axis + 1) if all(d is not None for d in bdims) else
+    _softmax_grad_broadcast(args, bdims, axis), 0)
+
+
+def _softmax_grad_broadcast(args, bdims, axis):
+    """vmap of the gradient op with one operand unbatched: its formula (broadcasting)."""
+    g, a = (x if d is None or d == 0 else x.moveaxis(d, 0) for x, d in zip(args, bdims))
+    shifted = axis + 1
+    return a * (g - _dot(g, a, shifted))
+
+
 _softmax = defop("softmax", lambda B, x, axis: B.softmax_inplace(x, axis),
-                 vjp=lambda g, ans, x, axis: ans * (g - _dot(g, ans, axis)),
-                 jvp=lambda t, ans, x, axis: ans * (t - _dot(t, ans, axis)),
+                 vjp=lambda g, ans, x, axis: _softmax_grad(g, ans, axis=axis),
+                 jvp=lambda t, ans, x, axis: _softmax_grad(t, ans, axis=axis),
                  fast=_same_dtype(lambda B, g, ans, axis: B.softmax_backward(g, ans, axis)),
                  saves=(), save_output=True, cases=_AXIS_CASES)
 _softmax.batch = _along_axis_batch(_softmax)
