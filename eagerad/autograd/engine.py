@@ -391,7 +391,7 @@ def _walk_arrays(roots, buffers, leaf_grads, retain_graph, face):
             grads = [None if g is None else g._data
                      for g in _node_hooks(node, _wrap(grads, node.device, face), False)]
         lean = node.lean
-        if lean is not None:
+        if lean is not None and node.op is not None:   # (op None: ``backward_fn`` decides)
             if lean(node, grads[0], free, buffers, leaf_grads, heap):
                 continue        # run, freed and delivered
             in_grads = node.op.array_backward(node, grads[0])

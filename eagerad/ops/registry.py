@@ -131,8 +131,8 @@ class Op:
     @fast.setter
     def fast(self, rules):
         self._fast = rules
-        for made in ("apply1", "apply2", "array_backward"):    # made again from the new rules
-            self.__dict__.pop(made, None)
+        for made in ("apply1", "apply2", "array_backward", "lean_steps"):   # made again from
+            self.__dict__.pop(made, None)                                  # the new rules
 
     def __repr__(self):
         return f"<eagerad op {self.name}>"
