@@ -258,3 +258,18 @@ def test_optimizers_take_torchs_switches_and_give_its_numbers(name, kw):
     np.testing.assert_allclose(we.detach().numpy(), wt.detach().numpy(), rtol=1e-5, atol=1e-6)
     with pytest.raises(NotImplementedError, match="differentiable"):
         getattr(eagerad.torch.optim, name)([we], lr=0.05, differentiable=True)
+
+
+def test_attention_nodes_sharing_operands_and_gradient_keep_their_own_masks():
+    q, k, v = (RNG.standard_normal((2, 5, 4)) for _ in range(3))
+    grads = []
+    for fw in (eagerad, torch):
+        te = [fw.tensor(a, requires_grad=True) for a in (q, k, v)]
+        sdpa = F.scaled_dot_product_attention if fw is eagerad else \
+            torch.nn.functional.scaled_dot_product_attention
+        y = sdpa(te[0], te[1], te[2].detach(), is_causal=True) \
+            + sdpa(te[0].detach(), te[1].detach(), te[2])
+        y.sum().backward()
+        grads.append([t.grad.numpy() for t in te])
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)

@@ -87,12 +87,13 @@ def causal_mask(rows, cols):
 
 
 # the rules of q, k and v come from one backend call; the rule run first for a node keeps
-# the three gradients for the other two (keyed by the very arrays, held while kept)
+# the three gradients for the other two (keyed by the very arrays and keywords, held while
+# kept; each is handed out once)
 _kept = [None]
 
 
 def _fast(i, B, g, ans, q, k, v, *, scale, mask, causal):
-    key = (g, q, k, v)
+    key = (g, q, k, v, mask, scale, causal)
     kept = _kept[0]
     if kept is None or any(a is not b for a, b in zip(kept[0], key)) or kept[1][i] is None:
         kept = (key, list(B.attention_backward(g, q, k, v, scale, _full_mask(mask, causal, q, k))))
