@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from .. import formulas
-from . import pool, threads
+from . import allocator, pool, threads
 
 name = "cpu"
 # NaN/inf results pass silently as in PyTorch; a module-scoped filter costs nothing
@@ -159,6 +159,7 @@ def _refuse_complex(op):
 BIG = 1 << 17
 CORES = threads.CORES
 threads.apply_policy()      # BLAS on one thread, OpenMP workers that sleep (see threads)
+allocator.apply_policy()    # freed result buffers reused from the heap (see allocator)
 _NUMBA = {("exp", np.dtype(np.float64)), ("sin", np.dtype(np.float64)),
           ("cos", np.dtype(np.float64))}
 # float32 ops with a vectorised kernel (from ``FUSED_MIN`` elements, serial below
