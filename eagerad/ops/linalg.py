@@ -36,18 +36,25 @@ def _grad_b(g, ans, a, b):
     return r.reshape(r.shape[:-1]) if b.ndim == 1 else r
 
 
+def _swap(B, x):
+    return B.transpose(x, tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
+
+
 def _fast_a(B, g, ans, a, b):
-    """``g @ b^T`` on arrays for 2-D operands (what ``_grad_a`` computes there)."""
-    if a.ndim != 2 or b.ndim != 2:
+    """``g @ b^T`` on arrays (what ``_grad_a`` computes) where no batch axis of ``a`` is
+    broadcast: 2-D operands, or a stack whose batch ``b`` shares or lacks (attention's
+    ``q @ k^T``, a layer over a sequence)."""
+    if a.ndim < 2 or b.ndim < 2 or (b.ndim > 2 and a.shape[:-2] != b.shape[:-2]):
         return None
-    return B.matmul(g, B.transpose(b, (1, 0)))
+    return B.matmul(g, _swap(B, b))
 
 
 def _fast_b(B, g, ans, a, b):
-    """``a^T @ g`` on arrays for 2-D operands (what ``_grad_b`` computes there)."""
-    if a.ndim != 2 or b.ndim != 2:
+    """``a^T @ g`` on arrays (what ``_grad_b`` computes) for 2-D operands or stacks of
+    one batch shape (nothing to sum over broadcast axes)."""
+    if a.ndim < 2 or b.ndim < 2 or a.shape[:-2] != b.shape[:-2]:
         return None
-    return B.matmul(B.transpose(a, (1, 0)), g)
+    return B.matmul(_swap(B, a), g)
 
 
 def _matmul_shape(sa, sb):
