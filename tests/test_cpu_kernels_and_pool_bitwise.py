@@ -322,7 +322,7 @@ def test_split_takes_back_slices_no_worker_started():
     caller computes the queued slices itself instead of waiting."""
     import threading
     release = threading.Event()
-    workers = cpu._executor()
+    workers = cpu.threads._executor()
     blockers = [workers.submit(release.wait, 30) for _ in range(cpu.CORES - 1)]
     try:
         x = _x(POOLED, np.float64)

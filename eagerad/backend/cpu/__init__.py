@@ -175,7 +175,6 @@ SPLIT_BYTES = 16 << 20     # measured: 8 MB float64 products lost a little when 
 _HEAVY = {np.exp, np.log, np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh, np.arcsin,
           np.arccos, np.arctan, np.arcsinh, np.arccosh, np.sqrt, np.log1p, np.expm1,
           np.power, np.arctan2}
-_executor = threads._executor           # the pool (moved to ``threads``)
 
 
 def _chunk(ufunc, args, out, kw, lo, hi):
