@@ -72,11 +72,16 @@ def _to_front(x, axis):
 
 
 def _merge_batch(op):
-    """Batching rule of an op on (N, C, ...) arrays: the vmapped axis joins N."""
+    """Batching rule of an op on (N, C, ...) arrays whose other operands (a convolution's
+    weight and bias) are shared: the vmapped axis joins N; a batched weight or bias runs
+    per sample."""
     def rule(args, bdims, **kw):
+        if any(d is not None for d in bdims[1:]):
+            size = next(a.shape[d] for a, d in zip(args, bdims) if d is not None)
+            return loop_batch(op, args, bdims, kw, size)
         x = _to_front(args[0], bdims[0])
         b, n = x.shape[:2]
-        out = op(x.reshape((b * n,) + x.shape[2:]), **kw)
+        out = op(x.reshape((b * n,) + x.shape[2:]), *args[1:], **kw)
         return out.reshape((b, n) + out.shape[1:]), 0
     return rule
 
@@ -132,17 +137,6 @@ def _conv_gemm_grad_w(g, ans, x, w, b, geometry):
     return matmul(g.reshape(n, o, oh * ow), cols.swapaxes(-1, -2)).sum(axis=0).reshape(w.shape)
 
 
-def _conv_gemm_batch(args, bdims, geometry):
-    """vmap: a batched input with shared weights folds into N; anything else per sample."""
-    size = next(a.shape[d] for a, d in zip(args, bdims) if d is not None)
-    if bdims[1] is not None or bdims[2] is not None:
-        return loop_batch(_conv_gemm, args, bdims, {"geometry": geometry}, size)
-    x = _to_front(args[0], bdims[0])
-    out = _conv_gemm(x.reshape((size * x.shape[1],) + x.shape[2:]), args[1], args[2],
-                     geometry=geometry)
-    return out.reshape((size, x.shape[1]) + out.shape[1:]), 0
-
-
 _conv_gemm = defop(
     "conv2d_gemm", lambda B, x, w, b, geometry: B.conv2d_gemm(x, w, b, geometry),
     vjp=(_conv_gemm_grad_x, _conv_gemm_grad_w,
@@ -155,25 +149,15 @@ _conv_gemm = defop(
           lambda B, g, ans, x, w, b, geometry:
           B.conv2d_gemm_grad_weight(g, x, tuple(w.shape), geometry),
           lambda B, g, ans, x, w, b, geometry: B.reduce("sum", g, (0, 2, 3), False)),
-    saves={0: (1,), 1: (0,), 2: ()}, batch=_conv_gemm_batch,
+    saves={0: (1,), 1: (0,), 2: ()},
     cases=[Case(U(2, 2, 5, 4), U(3, 2, 3, 2), U(3), geometry=((2, 1), (1, 2), (1, 0, 0, 1))),
            Case(U(1, 1, 3, 3), U(1, 1, 2, 2), None, geometry=((1, 1), (1, 1), (0, 0, 0, 0)))])
+_conv_gemm.batch = _merge_batch(_conv_gemm)
 
 
 def _transposed_forward(B, x, w, b, size, geometry):
     out = B.conv2d_gemm_grad_input(x, w, size, geometry)
     return out if b is None else B.binary("add", out, b.reshape(1, -1, 1, 1))
-
-
-def _transposed_batch(args, bdims, size, geometry):
-    """vmap: a batched input with shared weights folds into N; anything else per sample."""
-    n = next(a.shape[d] for a, d in zip(args, bdims) if d is not None)
-    if bdims[1] is not None or bdims[2] is not None:
-        return loop_batch(_transposed_gemm, args, bdims, {"size": size, "geometry": geometry}, n)
-    x = _to_front(args[0], bdims[0])
-    out = _transposed_gemm(x.reshape((n * x.shape[1],) + x.shape[2:]), args[1], args[2],
-                           size=size, geometry=geometry)
-    return out.reshape((n, x.shape[1]) + out.shape[1:]), 0
 
 
 # The transposed convolution is the input-gradient of ``conv2d_gemm``, so its own
@@ -193,11 +177,12 @@ _transposed_gemm = defop(
           lambda B, g, ans, x, w, b, size, geometry:
           B.conv2d_gemm_grad_weight(x, g, tuple(w.shape), geometry),
           lambda B, g, ans, x, w, b, size, geometry: B.reduce("sum", g, (0, 2, 3), False)),
-    saves={0: (1,), 1: (0,), 2: ()}, batch=_transposed_batch,
+    saves={0: (1,), 1: (0,), 2: ()},
     cases=[Case(U(2, 3, 2, 3), U(3, 2, 3, 2), U(2), size=(5, 4),
                 geometry=((2, 1), (1, 2), (1, 0, 0, 1))),
            Case(U(1, 1, 2, 2), U(1, 1, 2, 2), None, size=(4, 4),
                 geometry=((2, 2), (1, 1), (0, 0, 0, 0)))])
+_transposed_gemm.batch = _merge_batch(_transposed_gemm)
 
 # ------------------------------------------------------------ argument parsing
 
