@@ -18,9 +18,7 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SINGLE = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-          "OPENBLAS_NUM_THREADS": "1"}
+from models import ROOT, SINGLE     # benchmarks/models.py: the same single-thread settings
 PROGRAMS = ("makemore", "word_lm_lstm", "word_lm_gru", "vae", "mnist", "dcgan")
 
 
