@@ -431,3 +431,130 @@ def lean_backward(op, spec, save_output, kwargs=False):
     exec(compile("\n".join(lines), f"<eagerad lean step of {op.name} {' '.join(spec)}>",
                  "exec"), env)
     return env["step"]
+
+
+def applier_n(op, n):
+    """``apply_n(*args)`` of ``op`` for calls of ``n`` operands without keywords (the
+    three- and four-operand ops: a linear layer with its bias, the derivative ops of
+    ``ops.math``), generated as source from its stanza like ``appliers``' two: operand 0
+    a CPU or device Tensor, the others Tensors on its device or Python numbers, no vmap or
+    forward-mode level, no tracer; anything else goes to ``apply``.  It records what
+    ``registry._record`` records (the same edges, saved operands and lean step).
+
+    >>> x = eagerad.tensor([1.0], requires_grad=True)
+    >>> y = applier_n(OPS['minus2_product'], 3)(x, x, 3.0); y.tolist(), y.grad_fn.name
+    ([-6.0], 'Minus2ProductBackward')
+    """
+    names = [f"a{i}" for i in range(n)]
+    args = ", ".join(names)
+    if op.n_outputs != 1 or op.view or op.moves_device:
+        env = {"apply": apply, "op": op}
+        exec(f"def apply_n({args}):\n    return apply(op, ({args},), {{}})\n", env)
+        return env["apply_n"]
+    vjp = op.vjp
+    rules = [i < len(vjp) and vjp[i] is not None for i in range(n)]
+    plans = {}          # wanted (bit i: operand i gets a gradient) -> kept operands
+    made = {}           # (wanted, number mask) -> lean step (None: none applies)
+
+    def plan_for(wanted):
+        saves = op.saves
+        if saves is None:
+            keep = (True,) * n
+        else:
+            if type(saves) is dict:
+                saves = frozenset(j for i, s in saves.items() if wanted >> i & 1 for j in s)
+            keep = tuple(i in saves for i in range(n))
+        plans[wanted] = keep
+        return keep
+
+    def lean_for(wanted, numbers, keep):
+        spec = tuple("N" if numbers >> i & 1 else ("S" if keep[i] else "U")
+                     + ("+" if wanted >> i & 1 else "-") for i in range(n))
+        step = made[(wanted, numbers)] = step_for(op, spec, op.save_output)
+        return step
+    fallback = f"        return apply(op, ({args},), {{}})"
+    lines = [f"def apply_n({args}):",
+             "    if type(a0) is not Tensor and not isinstance(a0, Tensor) or blevels "
+             "or flevels or reg.tracer is not None:", fallback,
+             "    dev = a0._device",
+             "    d0 = a0._data",
+             "    cpu = type(d0) is ndarray and (dev is CPU or dev.type == 'cpu')",
+             f"    w0 = {rules[0]} and a0._requires_grad",
+             "    numbers = 0"]
+    for i in range(1, n):
+        lines += [f"    t = type(a{i})",
+                  "    if t is float or t is int:",
+                  f"        d{i} = a{i}",
+                  f"        w{i} = False",
+                  f"        numbers |= {1 << i}",
+                  "    elif t is Tensor or isinstance(a" + str(i) + ", Tensor):",
+                  f"        if a{i}._device is not dev and a{i}._device != dev:",
+                  "    " + fallback,
+                  f"        d{i} = a{i}._data",
+                  f"        w{i} = {rules[i]} and a{i}._requires_grad",
+                  f"        cpu = cpu and type(d{i}) is ndarray",
+                  "    else:", "    " + fallback]
+    data = ", ".join(f"d{i}" for i in range(n))
+    lines += [f"    out = forward(backends.get(dev.type) or backend_of(dev), {data})",
+              "    t = new(Tensor)",
+              "    t._data = out",
+              "    t._device = dev",
+              "    t._requires_grad = False",
+              "    t.grad_fn = None",
+              "    t._version = [0]",
+              "    t._face = a0._face",
+              "    if (" + " or ".join(f"w{i}" for i in range(n)) + ") and grad_state.enabled:",
+              "        wanted = " + " | ".join(f"(w{i} << {i})" for i in range(n)),
+              "        keep = plans.get(wanted) or plan_for(wanted)",
+              "        node = new(Node)",
+              "        saved = ()"]
+    for i in range(n):
+        tensor = [f"        if keep[{i}]:",
+                  f"            version = a{i}._version",
+                  f"            saved += ((a{i}, version, version[0]),)",
+                  f"            in{i} = a{i}",
+                  "        else:",
+                  f"            in{i} = Unsaved(a{i})",
+                  f"        if w{i}:",
+                  f"            fn = a{i}.grad_fn",
+                  f"            e{i} = (fn, a{i}._out_index) if fn is not None else (a{i}, 0)",
+                  "        else:",
+                  f"            e{i} = None"]
+        if i == 0:
+            lines += tensor
+        else:
+            lines += [f"        if numbers & {1 << i}:",
+                      f"            in{i} = a{i}",
+                      f"            e{i} = None",
+                      "        else:"] + ["    " + s for s in tensor]
+    lines += ["        node.next = (" + ", ".join(f"e{i}" for i in range(n)) + ",)",
+              "        node.inputs = (" + ", ".join(f"in{i}" for i in range(n)) + ",)",
+              "        node.saved_versions = saved",
+              "        node.name = name",
+              "        node.op = op",
+              "        node.backward_fn = bfn",
+              "        node.device = dev"]
+    lines += (_OUT_SAVED if op.save_output else _OUT_NONE).strip("\n").split("\n")
+    lines += ["        node.seq = next(seq)",
+              "        node.released = False",
+              "        if cpu and type(out) is ndarray:",
+              "            step = made.get((wanted, numbers), UNMADE)",
+              "            node.lean = step if step is not UNMADE else "
+              "lean_for(wanted, numbers, keep)",
+              "        else:",
+              "            node.lean = None",
+              "        if anomaly.enabled:",
+              "            node.trace = creation_trace()",
+              "        t.grad_fn = node",
+              "        t._requires_grad = True",
+              "    return t"]
+    env = {"__name__": __name__, "op": op, "name": op.node_name, "bfn": op.backward_fn,
+           "forward": op.forward, "blevels": batching.levels, "flevels": forward_ad.levels,
+           "reg": registry, "seq": _sequence, "plans": plans, "plan_for": plan_for,
+           "made": made, "lean_for": lean_for, "UNMADE": _UNMADE, "apply": apply,
+           "Tensor": Tensor, "Node": Node, "Unsaved": Unsaved, "new": _new,
+           "ndarray": _ndarray, "CPU": CPU, "backends": _backends, "backend_of": _backend,
+           "grad_state": grad_state, "anomaly": anomaly, "creation_trace": creation_trace}
+    exec(compile("\n".join(lines), f"<eagerad lean applier of {op.name} ({n} operands)>", "exec"),
+         env)
+    return env["apply_n"]

@@ -45,7 +45,11 @@ class _Made:
     def __get__(self, op, owner=None):
         if op is None:
             return self
-        make_lean(op)
+        if self.name in ("apply3", "apply4"):     # made alone: most ops never need them
+            from .lean import applier_n
+            op.__dict__[self.name] = applier_n(op, int(self.name[-1]))
+        else:
+            make_lean(op)
         return op.__dict__[self.name]
 
 
@@ -113,9 +117,21 @@ class Op:
     # Tensor or Python number; no keywords), and the node backward on bare arrays.
     apply1 = _Made("apply1")
     apply2 = _Made("apply2")
+    apply3 = _Made("apply3")     # (``lean.applier_n``: three and four operands)
+    apply4 = _Made("apply4")
     array_backward = _Made("array_backward")
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:           # the common call shapes: the lean appliers (same numbers)
+            n = len(args)
+            if n == 2:
+                return self.apply2(args[0], args[1])
+            if n == 1:
+                return self.apply1(args[0])
+            if n == 3:
+                return self.apply3(args[0], args[1], args[2])
+            if n == 4:
+                return self.apply4(args[0], args[1], args[2], args[3])
         return apply(self, args, kwargs)
 
     @property
@@ -131,7 +147,7 @@ class Op:
     @fast.setter
     def fast(self, rules):
         self._fast = rules
-        for made in ("apply1", "apply2", "array_backward", "lean_steps"):   # made again from
+        for made in ("apply1", "apply2", "apply3", "apply4", "array_backward", "lean_steps"):   # made again from
             self.__dict__.pop(made, None)                                  # the new rules
 
     def __repr__(self):
@@ -420,7 +436,7 @@ def _record(op, args, kwargs, outs):
         node = lean_node(op.node_name, op, op.backward_fn, tuple(edges), inputs,
                          tuple([(t, t._version, t._version[0]) for t in saved]), o, op.save_output,
                          _lean_step(op, args, inputs, wanted, kwargs, o)
-                         if len(args) <= 2 and type(o._data) is np.ndarray else None)
+                         if type(o._data) is np.ndarray else None)
         if kwargs:
             node.kwargs = kwargs
             node.backward_fn = functools.partial(_backward, op, kwargs)
