@@ -240,9 +240,19 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
             inputs, outs = node.unpack()
         else:                   # nothing saved to check or rebuild: unpack's answer, inlined
             inputs, outs = node.inputs, None
-        skip = skips.get(node) if node.op is not None else None
-        in_grads = node.backward_fn(grads, inputs, outs, skip) if skip else \
-            node.backward_fn(grads, inputs, outs)
+        op = node.op
+        skip = skips.get(node) if op is not None else None
+        if op is not None and create_graph and outs is None and node.n_outputs == 1 \
+                and _constant_node(node, grads[0]):
+            # nothing the rules read carries a graph, so neither would their result: the
+            # array rules (what an unrecorded backward runs: the same numbers), unwrapped
+            device = node.device
+            in_grads = [None if a is None else Tensor._make(a, device) for a in
+                        (op.array_backward(node, grads[0]._data, skip) if skip else
+                         op.array_backward(node, grads[0]._data))]
+        else:
+            in_grads = node.backward_fn(grads, inputs, outs, skip) if skip else \
+                node.backward_fn(grads, inputs, outs)
         if anomaly.enabled:
             anomaly.check(node, in_grads)
         if keeps and not retain_graph:
@@ -250,6 +260,18 @@ def _run(outputs, seeds, retain_graph, create_graph, capture):
         _send(node, in_grads, buffers, leaf_grads, _add)
 
     return _finish_leaves(leaf_grads, capture, captured, create_graph)
+
+
+def _constant_node(node, g):
+    """Whether a node's rules, run on the output gradient ``g``, would record nothing: ``g``
+    carries no graph and no tangent (no forward-mode or vmap level is open), and none of
+    the saved inputs requires grad (the caller checks that no output is saved)."""
+    if type(g) is not Tensor or g._requires_grad or forward_ad.levels or batching.levels:
+        return False
+    for t, _, _ in node.saved_versions:
+        if t._requires_grad:
+            return False
+    return True
 
 
 def _add_arrays(a, b, device):

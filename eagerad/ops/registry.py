@@ -734,15 +734,23 @@ def _backward_rules(op, kwargs, g, ans, inputs, skip=0):
     n_rules = len(vjp)
     result = []
     conj = _complex_node(op, g, inputs)
-    for i, a in enumerate(inputs):
+    i = 0
+    for a in inputs:
         rule = vjp[i] if i < n_rules else None
-        if rule is None or not isinstance(a, (Tensor, Unsaved)) or not a._requires_grad \
-                or skip >> i & 1:
+        ta = type(a)
+        if rule is None or not (ta is Tensor or ta is Unsaved or isinstance(a, Tensor)) \
+                or not a._requires_grad or skip >> i & 1:
             result.append(None)
         elif conj:
             result.append(fit_gradient(_conjugated(rule, g, ans, inputs, kwargs), a))
         else:
-            result.append(fit_gradient(rule(g, ans, *inputs, **kwargs), a))
+            gi = rule(g, ans, *inputs, **kwargs) if kwargs else rule(g, ans, *inputs)
+            like = a._data    # (``fit_gradient``'s usual case, inlined; Unsaved: itself)
+            if type(gi) is not Tensor or gi._data.shape != like.shape \
+                    or gi._data.dtype != like.dtype:
+                gi = fit_gradient(gi, a)
+            result.append(gi)
+        i += 1
     return result
 
 
@@ -768,7 +776,14 @@ def _complex_node(op, g, inputs):
         if _is_complex(x):                                 # of a recorded backward)
             return True
     for x in inputs:
-        if _is_complex(x):
+        tx = type(x)
+        if tx is Tensor:          # (the usual operands first: no property, no isinstance)
+            if x._data.dtype.kind == "c":
+                return True
+        elif tx is Unsaved:
+            if x.dtype.kind == "c":
+                return True
+        elif _is_complex(x):
             return True
     return False
 

@@ -504,6 +504,11 @@ def matmul(a, b):
     """
     if _is_half(a) or _is_half(b):     # float32 accumulation, rounded once
         return _round_half(np.matmul(_single(a), _single(b)), a, b)
+    if a.ndim == 2 and b.ndim == 2 and a.shape[1] == 1 and b.shape[0] == 1 \
+            and a.dtype == b.dtype and a.dtype.kind == "f":
+        # an outer product: each element is one product, as BLAS computes it (alpha 1,
+        # beta 0), so the same bits; numpy's broadcast multiply is ~5x faster than sgemm
+        return np.multiply(a, b)
     out = threads.matmul(a, b)          # large products: row blocks over the pool
     return np.matmul(a, b) if out is None else out
 
