@@ -39,7 +39,9 @@ CASES = {   # name -> function of two tensors (the second may be unused)
 def _grads(fn, x_np, y_np, create_graph):
     x = eagerad.tensor(x_np, requires_grad=True)
     y = eagerad.tensor(y_np, requires_grad=True)
-    w = eagerad.tensor(np.linspace(-1, 1, x_np.size).astype(x_np.dtype))
+    # (w requires grad, so that every node of the recorded backward has a graph to record:
+    # a node whose rules would record nothing runs its array rules there too)
+    w = eagerad.tensor(np.linspace(-1, 1, x_np.size).astype(x_np.dtype), requires_grad=True)
     out = (fn(x, y) * w).sum()
     grads = autograd.grad(out, (x, y), create_graph=create_graph, allow_unused=True)
     return [None if g is None else g.detach().numpy() for g in grads]
