@@ -102,6 +102,8 @@ def test_large_unary_on_every_core_equals_numpy(op, dtype):
         np.testing.assert_array_max_ulp(got, exact, maxulp=2 if op == "tanh" else 1)  # exact
     elif dtype == np.float32:       # numpy's own loop on chunks: identical
         np.testing.assert_array_equal(got, ref)
+    elif op == "tanh":              # the vectorised kernel (2 ulp of exact), libm (1.2)
+        np.testing.assert_array_max_ulp(got, ref, maxulp=3)
     else:                           # Numba kernels and numpy's loop (CPU-dependent SIMD
         np.testing.assert_array_max_ulp(got, ref, maxulp=2)   # code): each about 1 ulp off
     two_d = x.reshape(-1, 1)

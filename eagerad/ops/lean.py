@@ -59,7 +59,8 @@ def small_kernel(op):
     fn = (B.UNARY if kind == "unary" else B.BINARY).get(name)
     if fn is None or kind == "binary" and name == "pow":
         return None
-    return fn, B._POOL_ITEMS
+    # (from FUSED_MIN elements the backend runs its own kernel for some ops: so must we)
+    return fn, B.FUSED_MIN if name in B.OWN_KERNELS else B._POOL_ITEMS
 
 
 def appliers(op):

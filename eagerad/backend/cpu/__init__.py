@@ -165,6 +165,9 @@ _NUMBA = {("exp", np.dtype(np.float64)), ("sin", np.dtype(np.float64)),
 # float32 ops with a vectorised kernel (from ``FUSED_MIN`` elements, serial below
 # ``kernels.PARALLEL_MIN``): numpy's loops are slower per core on this machine
 _FLOAT32_KERNELS = {"exp": "exp_f32", "tanh": "tanh_f32"}
+# ops whose ``unary`` runs a kernel of its own from ``FUSED_MIN`` elements (float32 exp and
+# tanh, float64 tanh), not numpy's ufunc: callers of ``UNARY`` stop below that size
+OWN_KERNELS = set(_FLOAT32_KERNELS)
 # ufuncs whose float output has the input's dtype
 _SAME_DTYPE = {"neg", "exp", "log", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos",
                "atan", "asinh", "acosh", "sqrt", "square", "abs", "log1p", "expm1", "floor",
@@ -245,6 +248,9 @@ def unary(op, x):
             and x.flags.c_contiguous:
         from . import kernels      # vectorised: ~3x numpy's float32 exp, ~2.5x its tanh
         return getattr(kernels, _FLOAT32_KERNELS[op])(x)
+    if op == "tanh" and x.size >= FUSED_MIN and x.dtype.char == "d" and x.flags.c_contiguous:
+        from . import tanh64       # vectorised: ~4x numpy's (libm) float64 tanh
+        return tanh64.tanh_f64(x)
     if x.size >= _POOL_ITEMS and x.dtype.kind == "f":
         if CORES > 1 and x.size >= BIG and (op, x.dtype) in _NUMBA and x.flags.c_contiguous:
             from . import kernels
