@@ -84,3 +84,22 @@ def test_outer_products_equal_blas(dtype, m, n):
         out = cpu.matmul(a, right)
         assert out.dtype == dtype and out.shape == (m, n)
         np.testing.assert_array_equal(out, np.matmul(a, right))
+
+
+@pytest.mark.parametrize("name, kwargs", [("sum", dict(axes=(1,), keepdims=False)),
+                                          ("mean", dict(axes=(0, 1), keepdims=True)),
+                                          ("logsumexp", dict(axes=(0,), keepdims=False))])
+def test_keyword_applier_records_what_apply_records(name, kwargs):
+    op = OPS[name]
+    x, = _tensors(4, (3, 4))
+    lean, general = op(x, **kwargs), apply(op, (x,), dict(kwargs))
+    assert lean.grad_fn.kwargs == general.grad_fn.kwargs == kwargs
+    assert lean.grad_fn.lean is general.grad_fn.lean     # (one step per op and call shape)
+    assert lean.grad_fn.name == general.grad_fn.name
+    np.testing.assert_array_equal(lean.numpy(), general.numpy())
+    found = []
+    for out in (lean, general):
+        (first,) = autograd.grad((out * out).sum(), x, create_graph=True)
+        found.append((first, autograd.grad(first.sum(), x)[0]))
+    for g1, g2 in zip(*found):
+        np.testing.assert_array_equal(g1.detach().numpy(), g2.detach().numpy())

@@ -22,6 +22,7 @@ True
 >>> y.sum().backward(); bool((x.grad.numpy() == np.cos(np.float32([0.5, 1.0]))).all())
 True
 """
+import functools
 from heapq import heappush
 
 import numpy as np
@@ -434,10 +435,12 @@ def lean_backward(op, spec, save_output, kwargs=False):
     return env["step"]
 
 
-def applier_n(op, n):
+def applier_n(op, n, keywords=False):
     """``apply_n(*args)`` of ``op`` for calls of ``n`` operands without keywords (the
     three- and four-operand ops: a linear layer with its bias, the derivative ops of
-    ``ops.math``), generated as source from its stanza like ``appliers``' two: operand 0
+    ``ops.math``), or ``apply_n(*args, kwargs)`` with ``keywords`` (reductions, softmax:
+    the keywords go to the forward and the node), generated as source from its stanza
+    like ``appliers``' two: operand 0
     a CPU or device Tensor, the others Tensors on its device or Python numbers, no vmap or
     forward-mode level, no tracer; anything else goes to ``apply``.  It records what
     ``registry._record`` records (the same edges, saved operands and lean step).
@@ -448,9 +451,11 @@ def applier_n(op, n):
     """
     names = [f"a{i}" for i in range(n)]
     args = ", ".join(names)
+    kw = "kw" if keywords else "{}"
+    params = args + (", kw" if keywords else "")
     if op.n_outputs != 1 or op.view or op.moves_device:
         env = {"apply": apply, "op": op}
-        exec(f"def apply_n({args}):\n    return apply(op, ({args},), {{}})\n", env)
+        exec(f"def apply_n({params}):\n    return apply(op, ({args},), {kw})\n", env)
         return env["apply_n"]
     vjp = op.vjp
     rules = [i < len(vjp) and vjp[i] is not None for i in range(n)]
@@ -471,10 +476,10 @@ def applier_n(op, n):
     def lean_for(wanted, numbers, keep):
         spec = tuple("N" if numbers >> i & 1 else ("S" if keep[i] else "U")
                      + ("+" if wanted >> i & 1 else "-") for i in range(n))
-        step = made[(wanted, numbers)] = step_for(op, spec, op.save_output)
+        step = made[(wanted, numbers)] = step_for(op, spec, op.save_output, keywords)
         return step
-    fallback = f"        return apply(op, ({args},), {{}})"
-    lines = [f"def apply_n({args}):",
+    fallback = f"        return apply(op, ({args},), {kw})"
+    lines = [f"def apply_n({params}):",
              "    if type(a0) is not Tensor and not isinstance(a0, Tensor) or blevels "
              "or flevels or reg.tracer is not None:", fallback,
              "    dev = a0._device",
@@ -496,7 +501,8 @@ def applier_n(op, n):
                   f"        cpu = cpu and type(d{i}) is ndarray",
                   "    else:", "    " + fallback]
     data = ", ".join(f"d{i}" for i in range(n))
-    lines += [f"    out = forward(backends.get(dev.type) or backend_of(dev), {data})",
+    lines += [f"    out = forward(backends.get(dev.type) or backend_of(dev), {data}"
+              + (", **kw)" if keywords else ")"),
               "    t = new(Tensor)",
               "    t._data = out",
               "    t._device = dev",
@@ -533,8 +539,11 @@ def applier_n(op, n):
               "        node.saved_versions = saved",
               "        node.name = name",
               "        node.op = op",
+              "        node.backward_fn = partial(bwd, op, kw)" if keywords else
               "        node.backward_fn = bfn",
               "        node.device = dev"]
+    if keywords:
+        lines.append("        node.kwargs = kw")
     lines += (_OUT_SAVED if op.save_output else _OUT_NONE).strip("\n").split("\n")
     lines += ["        node.seq = next(seq)",
               "        node.released = False",
@@ -555,7 +564,8 @@ def applier_n(op, n):
            "made": made, "lean_for": lean_for, "UNMADE": _UNMADE, "apply": apply,
            "Tensor": Tensor, "Node": Node, "Unsaved": Unsaved, "new": _new,
            "ndarray": _ndarray, "CPU": CPU, "backends": _backends, "backend_of": _backend,
-           "grad_state": grad_state, "anomaly": anomaly, "creation_trace": creation_trace}
+           "grad_state": grad_state, "anomaly": anomaly, "creation_trace": creation_trace,
+           "partial": functools.partial, "bwd": registry._backward}
     exec(compile("\n".join(lines), f"<eagerad lean applier of {op.name} ({n} operands)>", "exec"),
          env)
     return env["apply_n"]

@@ -45,9 +45,9 @@ class _Made:
     def __get__(self, op, owner=None):
         if op is None:
             return self
-        if self.name in ("apply3", "apply4"):     # made alone: most ops never need them
-            from .lean import applier_n
-            op.__dict__[self.name] = applier_n(op, int(self.name[-1]))
+        if self.name in ("apply3", "apply4", "apply1k"):   # made alone: most ops never
+            from .lean import applier_n                      # need them
+            op.__dict__[self.name] = applier_n(op, int(self.name[5]), self.name == "apply1k")
         else:
             make_lean(op)
         return op.__dict__[self.name]
@@ -119,10 +119,14 @@ class Op:
     apply2 = _Made("apply2")
     apply3 = _Made("apply3")     # (``lean.applier_n``: three and four operands)
     apply4 = _Made("apply4")
+    apply1k = _Made("apply1k")   # (one operand and keywords: ``apply1k(x, kwargs)``)
     array_backward = _Made("array_backward")
 
     def __call__(self, *args, **kwargs):
-        if not kwargs:           # the common call shapes: the lean appliers (same numbers)
+        if kwargs:
+            if len(args) == 1:   # one operand with keywords (reductions, softmax, ...)
+                return self.apply1k(args[0], kwargs)
+        else:                    # the common call shapes: the lean appliers (same numbers)
             n = len(args)
             if n == 2:
                 return self.apply2(args[0], args[1])
@@ -147,8 +151,9 @@ class Op:
     @fast.setter
     def fast(self, rules):
         self._fast = rules
-        for made in ("apply1", "apply2", "apply3", "apply4", "array_backward", "lean_steps"):   # made again from
-            self.__dict__.pop(made, None)                                  # the new rules
+        for made in ("apply1", "apply2", "apply3", "apply4", "apply1k", "array_backward",
+                     "lean_steps"):      # made again from the new rules
+            self.__dict__.pop(made, None)
 
     def __repr__(self):
         return f"<eagerad op {self.name}>"
