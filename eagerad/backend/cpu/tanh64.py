@@ -17,11 +17,11 @@ array([ 0.        , -0.        ,  0.76159416,  1.        ])
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from . import pool
 from .fast_exp import _bits_f64
-from .kernels import CACHE, PARALLEL_MIN
+from .kernels import CACHE
 
 _LN2_HI = 6.93147180369123816490e-01     # fdlibm's split of ln 2: k * _LN2_HI is exact
 _LN2_LO = 1.90821492927058770002e-10
@@ -56,20 +56,13 @@ def _tanh64_serial(out, x):
         out[i] = _tanh64(x[i])
 
 
-@njit(cache=CACHE, parallel=True, error_model="numpy", fastmath={"contract"})
-def _tanh64_parallel(out, x):
-    for i in prange(out.size):
-        out[i] = _tanh64(x[i])
-
-
 def tanh_f64(x):
-    """tanh of a contiguous float64 array (see the module doc), on every core from
-    ``kernels.PARALLEL_MIN`` elements.
+    """tanh of a contiguous float64 array (see the module doc), in one thread: at ~3.5 ns
+    an element it beats numpy's loop split over two cores (~7 ns).
 
     >>> float(tanh_f64(np.array([20.0]))[0])
     1.0
     """
     out = pool.empty_like(x)
-    (_tanh64_parallel if x.size >= PARALLEL_MIN else _tanh64_serial)(out.reshape(-1),
-                                                                      x.reshape(-1))
+    _tanh64_serial(out.reshape(-1), x.reshape(-1))
     return out
