@@ -1,5 +1,6 @@
 """The CPU thread policy (``eagerad/backend/cpu/threads.py``): one intra-op count caps
-BLAS, Numba and the backend's pool; splitting work over threads never changes a bit."""
+BLAS, Numba and the backend's pool; splitting work over threads never changes a bit
+(column-split products of few rows are split the same way under every thread count)."""
 import os
 import subprocess
 import sys
@@ -83,7 +84,8 @@ def test_import_policy_in_a_fresh_process():
 
 
 SHAPES = [((1024, 64), (64, 192)), ((1000, 77), (77, 300)), ((16, 64, 64), (64, 512)),
-          ((64, 64, 128), (64, 128, 64)), ((2, 3, 500, 64), (64, 300)), ((3000, 5), (5, 700))]
+          ((64, 64, 128), (64, 128, 64)), ((2, 3, 500, 64), (64, 300)), ((3000, 5), (5, 700)),
+          ((1, 16, 72), (64, 72, 196)), ((16, 72), (2, 32, 72, 196)), ((64, 16, 196), (1, 196, 72))]
 
 
 @two_cores
@@ -124,10 +126,37 @@ def test_splits_that_do_not_pay_pause_splitting(restore_threads):
 def test_products_it_does_not_split_go_back_to_numpy():
     a = np.ones((4, 8, 8), np.float32)
     assert threads.matmul(a, np.ones((8, 8), np.float32)) is None          # small
-    big = np.ones((4, 512, 512), np.float32)
-    assert threads.matmul(big, np.ones((1, 512, 512), np.float32)) is None  # broadcast stack
+    stacks = np.ones((4, 1, 64, 256), np.float32)                          # two stacks
+    assert threads.matmul(stacks, np.ones((1, 3, 256, 256), np.float32)) is None  # broadcast
     assert threads.matmul(np.ones(512), np.ones((512, 512))) is None       # a vector
     assert threads.matmul(np.ones((512, 512), int), np.ones((512, 512), int)) is None
+
+
+@pytest.mark.parametrize("dtype, shapes", [
+    (np.float32, ((64, 784), (784, 256))), (np.float64, ((40, 3000), (3000, 600))),
+    (np.complex64, ((64, 2048), (2048, 256)))], ids=str)
+def test_products_of_few_rows_split_by_columns_the_same_under_every_thread_count(
+        dtype, shapes, restore_threads):
+    """Fewer rows than two row blocks: column blocks fixed by the shape, so one and two
+    threads give the same bits; within float rounding of one unsplit BLAS call."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(shapes[0]).astype(dtype)
+    b = rng.standard_normal(shapes[1]).astype(dtype)
+    chunks = threads.column_chunks(a.shape[0], a.shape[1], b.shape[1])
+    assert len(chunks) >= 2 and all(lo % threads.COL_ALIGN == 0 for lo, _ in chunks)
+    assert chunks[0][0] == 0 and chunks[-1][1] == b.shape[1]
+    got = []
+    for n in (1, 2):
+        threads.set_num_threads(n)
+        for x in (a, np.ascontiguousarray(a.T).T):
+            out = threads.matmul(x, b)
+            assert out is not None and out.dtype == dtype
+            got.append(out)
+    for out in got[1:]:
+        np.testing.assert_array_equal(out, got[0])
+    ref = np.matmul(a.astype(np.complex128), b.astype(np.complex128))
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(got[0], ref, rtol=tol, atol=tol * np.abs(ref).max())
 
 
 @two_cores
