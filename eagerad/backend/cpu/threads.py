@@ -14,8 +14,9 @@ The policy, applied when the CPU backend is imported:
 
 - numpy's BLAS runs on one thread (through the library's own
   ``openblas_set_num_threads``, found with ``ctypes``; nothing happens where
-  numpy uses another BLAS).  Large products are instead split by rows over the
-  backend's pool (``matmul``), whose threads sleep when idle.
+  numpy uses another BLAS).  Large products are instead split over the
+  backend's pool (``matmul``: stacks by matrices, tall products by row blocks,
+  products of few rows by column blocks), whose threads sleep when idle.
 - GNU OpenMP is loaded with ``GOMP_SPINCOUNT=0`` (restored right after), so
   Numba's workers sleep between kernels instead of spinning.
 - Work split over the pool is shared dynamically (``share``): the calling thread
@@ -28,6 +29,14 @@ The policy, applied when the CPU backend is imported:
 An explicit ``OPENBLAS_NUM_THREADS``, ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` in
 the environment is the user's choice and is left alone.  ``set_num_threads``
 caps all three pools together, as PyTorch's intra-op setting does.
+
+The public API other backend modules build on (kept stable): ``share(work, chunks)``
+runs ``work(i)`` for ``i < chunks`` over the pool (``work`` must release the GIL:
+numpy calls, ``nogil`` Numba kernels); ``shares()`` is how many threads that uses
+now; ``row_chunks(rows, align)`` and ``column_chunks(m, k, n)`` are the split
+geometries; ``matmul(a, b)`` is a split product or None.  ``conv_gemm`` shares its
+image chunks this way.  Results must not depend on how chunks land on threads:
+chunk boundaries that change rounding depend on shapes only (``column_chunks``).
 
 >>> from eagerad.backend.cpu import threads
 >>> threads.get_num_threads() >= 1
