@@ -207,3 +207,47 @@ def test_gradients_identical_under_one_and_two_threads(restore_threads):
         return [g.numpy() for g in (ga, gb)] + [loss.numpy()]
     for one, two in zip(grads(1), grads(2)):
         np.testing.assert_array_equal(one, two)
+
+
+def _direct_conv(x, w, stride, pads):
+    """Cross-correlation by windows (float64), the oracle for ``conv_gemm``."""
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), pads[:2], pads[2:]))
+    win = np.lib.stride_tricks.sliding_window_view(xp, w.shape[2:], axis=(2, 3))
+    win = win[:, :, ::stride[0], ::stride[1]]
+    return np.einsum("ncyxij,ocij->noyx", win, w.astype(np.float64))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_convolution_image_chunks_give_the_same_bits_for_any_chunking_and_threads(
+        dtype, restore_threads, monkeypatch):
+    """``conv_gemm`` works through the batch in image chunks shared over the pool: one
+    chunk on one thread, one image per chunk on two threads and the default chunking
+    all give the same bits, and the window-sum oracle's numbers."""
+    from eagerad.backend.cpu import conv_gemm
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((13, 3, 11, 9)).astype(dtype)
+    w = rng.standard_normal((5, 3, 3, 2)).astype(dtype)
+    b = rng.standard_normal(5).astype(dtype)
+    geometry = ((2, 1), (1, 1), (1, 0, 2, 1))
+    plain = _direct_conv(x, w, (2, 1), (1, 0, 2, 1))
+    g = rng.standard_normal(plain.shape).astype(dtype)
+
+    def run(threads_, chunk_bytes, share_min):
+        threads.set_num_threads(threads_)
+        monkeypatch.setattr(conv_gemm, "CHUNK_BYTES", chunk_bytes)
+        monkeypatch.setattr(conv_gemm, "SHARE_MIN", share_min)
+        return [conv_gemm.conv2d_gemm(x, w, b, geometry).copy(),
+                conv_gemm.conv2d_gemm_grad_input(g, w, x.shape[2:], geometry).copy(),
+                conv_gemm.conv2d_gemm_grad_weight(g, x, w.shape, geometry).copy()]
+    whole = run(1, 1 << 40, 1 << 40)
+    for got in (run(2, 1, 0), run(2, conv_gemm.CHUNK_BYTES, 0), run(1, 1, 0)):
+        for a, ref in zip(got, whole):
+            np.testing.assert_array_equal(a, ref)
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(whole[0], plain + b.reshape(1, 5, 1, 1), rtol=tol, atol=tol)
+    # the adjoint identity <conv(x), g> = <x, grad_input(g)> = <w, grad_weight(g, x)>
+    inner = float(plain.ravel() @ g.astype(np.float64).ravel())
+    assert np.isclose(float(x.astype(np.float64).ravel() @ whole[1].astype(np.float64).ravel()),
+                      inner, rtol=tol * 10)
+    assert np.isclose(float(w.astype(np.float64).ravel() @ whole[2].astype(np.float64).ravel()),
+                      inner, rtol=tol * 10)

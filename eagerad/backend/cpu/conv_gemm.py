@@ -38,15 +38,19 @@ def _over_images(n, per_image_bytes, work_size, work):
     ``CHUNK_BYTES`` of columns (at least two per share), shared over the pool when
     ``work_size`` is worth it."""
     count = max(1, min(n, -(-n * per_image_bytes // CHUNK_BYTES)))
-    if work_size >= SHARE_MIN:
-        count = max(count, min(n, 2 * threads.shares()))
+    helpers = threads.shares() if work_size >= SHARE_MIN else 1
+    if helpers > 1:
+        count = max(count, min(n, 2 * helpers))
+    if count == 1:
+        work(0, n)
+        return
     step = -(-n // count)
     chunks = [(lo, min(lo + step, n)) for lo in range(0, n, step)]
-    if work_size < SHARE_MIN or len(chunks) < 2:
+    if helpers > 1:
+        threads.share(lambda i: work(*chunks[i]), len(chunks))
+    else:
         for lo, hi in chunks:
             work(lo, hi)
-    else:
-        threads.share(lambda i: work(*chunks[i]), len(chunks))
 
 
 def _columns(x, kernel, geometry):
