@@ -251,3 +251,26 @@ def test_convolution_image_chunks_give_the_same_bits_for_any_chunking_and_thread
                       inner, rtol=tol * 10)
     assert np.isclose(float(w.astype(np.float64).ravel() @ whole[2].astype(np.float64).ravel()),
                       inner, rtol=tol * 10)
+
+
+@two_cores
+def test_max_pool_index_kernels_split_over_images_keep_every_bit(restore_threads):
+    """Large max-pool calls are split over the pool by images: indices, pooled values and
+    the scattered gradient equal one thread's, and the pooled values are the maxima."""
+    from eagerad.backend.cpu import fused
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((64, 8, 28, 28)).astype(np.float32)
+    x[3, 2, 4:6, 6:8] = 0.5                  # a tie: the first maximum wins
+    g = rng.standard_normal((64, 8, 14, 14)).astype(np.float32)
+    geometries = [((2, 2), (2, 2), (1, 1), (0, 0, 0, 0)), ((3, 3), (2, 2), (1, 1), (1, 1, 1, 1))]
+
+    def run(n, geometry):
+        threads.set_num_threads(n)
+        idx = fused.max_pool_argmax(x, geometry)
+        return idx, fused.pool_take(x, idx, -np.inf), fused.pool_put(g, idx, x.shape[2:]).copy()
+    for geometry in geometries:
+        for one, two in zip(run(1, geometry), run(2, geometry)):
+            np.testing.assert_array_equal(one, two)
+    idx, pooled, _ = run(2, geometries[0])
+    np.testing.assert_array_equal(pooled, x.reshape(64, 8, 14, 2, 14, 2).max(axis=(3, 5)))
+    assert idx[3, 2, 2, 3] == 4 * 28 + 6
