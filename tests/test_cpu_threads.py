@@ -1,5 +1,6 @@
 """The CPU thread policy (``eagerad/backend/cpu/threads.py``): one intra-op count caps
-BLAS, Numba and the backend's pool; splitting work over threads never changes a bit."""
+BLAS, Numba and the backend's pool; splitting work over threads never changes a bit
+(column-split products of few rows are split the same way under every thread count)."""
 import os
 import subprocess
 import sys
@@ -83,7 +84,8 @@ def test_import_policy_in_a_fresh_process():
 
 
 SHAPES = [((1024, 64), (64, 192)), ((1000, 77), (77, 300)), ((16, 64, 64), (64, 512)),
-          ((64, 64, 128), (64, 128, 64)), ((2, 3, 500, 64), (64, 300)), ((3000, 5), (5, 700))]
+          ((64, 64, 128), (64, 128, 64)), ((2, 3, 500, 64), (64, 300)), ((3000, 5), (5, 700)),
+          ((1, 16, 72), (64, 72, 196)), ((16, 72), (2, 32, 72, 196)), ((64, 16, 196), (1, 196, 72))]
 
 
 @two_cores
@@ -124,10 +126,37 @@ def test_splits_that_do_not_pay_pause_splitting(restore_threads):
 def test_products_it_does_not_split_go_back_to_numpy():
     a = np.ones((4, 8, 8), np.float32)
     assert threads.matmul(a, np.ones((8, 8), np.float32)) is None          # small
-    big = np.ones((4, 512, 512), np.float32)
-    assert threads.matmul(big, np.ones((1, 512, 512), np.float32)) is None  # broadcast stack
+    stacks = np.ones((4, 1, 64, 256), np.float32)                          # two stacks
+    assert threads.matmul(stacks, np.ones((1, 3, 256, 256), np.float32)) is None  # broadcast
     assert threads.matmul(np.ones(512), np.ones((512, 512))) is None       # a vector
     assert threads.matmul(np.ones((512, 512), int), np.ones((512, 512), int)) is None
+
+
+@pytest.mark.parametrize("dtype, shapes", [
+    (np.float32, ((64, 784), (784, 256))), (np.float64, ((40, 3000), (3000, 600))),
+    (np.complex64, ((64, 2048), (2048, 256)))], ids=str)
+def test_products_of_few_rows_split_by_columns_the_same_under_every_thread_count(
+        dtype, shapes, restore_threads):
+    """Fewer rows than two row blocks: column blocks fixed by the shape, so one and two
+    threads give the same bits; within float rounding of one unsplit BLAS call."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(shapes[0]).astype(dtype)
+    b = rng.standard_normal(shapes[1]).astype(dtype)
+    chunks = threads.column_chunks(a.shape[0], a.shape[1], b.shape[1])
+    assert len(chunks) >= 2 and all(lo % threads.COL_ALIGN == 0 for lo, _ in chunks)
+    assert chunks[0][0] == 0 and chunks[-1][1] == b.shape[1]
+    got = []
+    for n in (1, 2):
+        threads.set_num_threads(n)
+        for x in (a, np.ascontiguousarray(a.T).T):
+            out = threads.matmul(x, b)
+            assert out is not None and out.dtype == dtype
+            got.append(out)
+    for out in got[1:]:
+        np.testing.assert_array_equal(out, got[0])
+    ref = np.matmul(a.astype(np.complex128), b.astype(np.complex128))
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(got[0], ref, rtol=tol, atol=tol * np.abs(ref).max())
 
 
 @two_cores
@@ -178,3 +207,70 @@ def test_gradients_identical_under_one_and_two_threads(restore_threads):
         return [g.numpy() for g in (ga, gb)] + [loss.numpy()]
     for one, two in zip(grads(1), grads(2)):
         np.testing.assert_array_equal(one, two)
+
+
+def _direct_conv(x, w, stride, pads):
+    """Cross-correlation by windows (float64), the oracle for ``conv_gemm``."""
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), pads[:2], pads[2:]))
+    win = np.lib.stride_tricks.sliding_window_view(xp, w.shape[2:], axis=(2, 3))
+    win = win[:, :, ::stride[0], ::stride[1]]
+    return np.einsum("ncyxij,ocij->noyx", win, w.astype(np.float64))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_convolution_image_chunks_give_the_same_bits_for_any_chunking_and_threads(
+        dtype, restore_threads, monkeypatch):
+    """``conv_gemm`` works through the batch in image chunks shared over the pool: one
+    chunk on one thread, one image per chunk on two threads and the default chunking
+    all give the same bits, and the window-sum oracle's numbers."""
+    from eagerad.backend.cpu import conv_gemm
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((13, 3, 11, 9)).astype(dtype)
+    w = rng.standard_normal((5, 3, 3, 2)).astype(dtype)
+    b = rng.standard_normal(5).astype(dtype)
+    geometry = ((2, 1), (1, 1), (1, 0, 2, 1))
+    plain = _direct_conv(x, w, (2, 1), (1, 0, 2, 1))
+    g = rng.standard_normal(plain.shape).astype(dtype)
+
+    def run(threads_, chunk_bytes, share_min):
+        threads.set_num_threads(threads_)
+        monkeypatch.setattr(conv_gemm, "CHUNK_BYTES", chunk_bytes)
+        monkeypatch.setattr(conv_gemm, "SHARE_MIN", share_min)
+        return [conv_gemm.conv2d_gemm(x, w, b, geometry).copy(),
+                conv_gemm.conv2d_gemm_grad_input(g, w, x.shape[2:], geometry).copy(),
+                conv_gemm.conv2d_gemm_grad_weight(g, x, w.shape, geometry).copy()]
+    whole = run(1, 1 << 40, 1 << 40)
+    for got in (run(2, 1, 0), run(2, conv_gemm.CHUNK_BYTES, 0), run(1, 1, 0)):
+        for a, ref in zip(got, whole):
+            np.testing.assert_array_equal(a, ref)
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(whole[0], plain + b.reshape(1, 5, 1, 1), rtol=tol, atol=tol)
+    # the adjoint identity <conv(x), g> = <x, grad_input(g)> = <w, grad_weight(g, x)>
+    inner = float(plain.ravel() @ g.astype(np.float64).ravel())
+    assert np.isclose(float(x.astype(np.float64).ravel() @ whole[1].astype(np.float64).ravel()),
+                      inner, rtol=tol * 10)
+    assert np.isclose(float(w.astype(np.float64).ravel() @ whole[2].astype(np.float64).ravel()),
+                      inner, rtol=tol * 10)
+
+
+@two_cores
+def test_max_pool_index_kernels_split_over_images_keep_every_bit(restore_threads):
+    """Large max-pool calls are split over the pool by images: indices, pooled values and
+    the scattered gradient equal one thread's, and the pooled values are the maxima."""
+    from eagerad.backend.cpu import fused
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((64, 8, 28, 28)).astype(np.float32)
+    x[3, 2, 4:6, 6:8] = 0.5                  # a tie: the first maximum wins
+    g = rng.standard_normal((64, 8, 14, 14)).astype(np.float32)
+    geometries = [((2, 2), (2, 2), (1, 1), (0, 0, 0, 0)), ((3, 3), (2, 2), (1, 1), (1, 1, 1, 1))]
+
+    def run(n, geometry):
+        threads.set_num_threads(n)
+        idx = fused.max_pool_argmax(x, geometry)
+        return idx, fused.pool_take(x, idx, -np.inf), fused.pool_put(g, idx, x.shape[2:]).copy()
+    for geometry in geometries:
+        for one, two in zip(run(1, geometry), run(2, geometry)):
+            np.testing.assert_array_equal(one, two)
+    idx, pooled, _ = run(2, geometries[0])
+    np.testing.assert_array_equal(pooled, x.reshape(64, 8, 14, 2, 14, 2).max(axis=(3, 5)))
+    assert idx[3, 2, 2, 3] == 4 * 28 + 6

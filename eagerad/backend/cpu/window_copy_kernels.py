@@ -6,7 +6,8 @@ inside the image are a contiguous range of ``ox`` (``_inside``, also used by the
 max-pool kernels), worked out once; the rest is skipped.  ``col2im`` adds the offsets
 into each pixel in the same (i, j) order as the numpy loop, from zero, so both give the
 same sums to the bit.
-Imported at the first call; compiled code is cached on disk.
+``col2im`` releases the GIL, so ``conv_gemm`` runs it on chunks of images in the
+backend's thread pool.  Imported at the first call; compiled code is cached on disk.
 """
 from numba import njit
 
@@ -20,7 +21,7 @@ def _inside(j, dw, pl, sw, ow, w):
     return min(lo, ow), max(min(hi, ow), min(lo, ow))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def col2im(cols, out, sh, sw, dh, dw, pt, pl):
     """The adjoint of ``im2col``: ``out`` (zeros, (N, C, H, W)) gains every column entry
     at the pixel it was read from; entries in the padding are dropped."""
