@@ -27,6 +27,7 @@ from .convolution import _floats
 from .linalg import matmul
 from .matrix_products import _nt_forward, _tn_forward, matmul_tn
 from .math import as_tensor, log, log1p, maximum, sqrt, where
+from .class_cross_entropy import class_cross_entropy, fused_applies
 from .nn_ops import REDUCTIONS, classes_last, log_softmax, one_hot, reduce_loss, softmax
 from .reduction import logsumexp
 from .registry import Case, U, defop, export, move_batch
@@ -473,11 +474,14 @@ def cross_entropy_full(input, target, weight=None, ignore_index=-100, reduction=
         raise ValueError(f"{name}: label_smoothing must lie in [0, 1], got {label_smoothing}")
     axis = 1 if x.ndim > 1 else 0
     c = x.shape[axis]
-    logp = log_softmax(x, axis)
     w = _weights(weight, x)
     if w is not None and w.shape != (c,):
         raise ValueError(f"{name}: weight must have one entry per class ({c}), got {w.shape}")
     target = as_tensor(target, x)
+    if target.dtype.kind in "iu" and fused_applies(x, target, w):   # one op
+        _class_targets(name, x, target)
+        return class_cross_entropy(x, target, w, ignore_index, reduction, label_smoothing)
+    logp = log_softmax(x, axis)
     if target.dtype.kind == "f":         # probabilities
         if target.shape != x.shape:
             raise ValueError(f"{name}: probability target of shape {target.shape} must match "

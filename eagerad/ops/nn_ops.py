@@ -307,6 +307,10 @@ def cross_entropy(logits, labels, reduction="mean", axis=None):
         if labels.shape != logits.shape[:-1] or axis != logits.ndim - 1:
             raise ValueError(f"cross_entropy: integer labels of shape {labels.shape} need shape "
                              f"{logits.shape[:-1]} for logits of shape {logits.shape}")
+        if labels.size and fused_applies(logits, labels):     # one op (class_cross_entropy)
+            rows = logits if logits.ndim == 2 else logits.reshape(-1, logits.shape[-1])
+            return class_cross_entropy(rows, labels.reshape(-1), reduction=reduction) \
+                .reshape(labels.shape if reduction == "none" else ())
         target = one_hot(labels, logits.shape[-1], logits.dtype)
     else:
         if labels.shape != logits.shape:
@@ -314,3 +318,6 @@ def cross_entropy(logits, labels, reduction="mean", axis=None):
                              f"match logits of shape {logits.shape}")
         target = labels.astype(logits.dtype)
     return _nll(_log_softmax(logits, axis=axis), target, axis=axis, reduction=reduction)
+
+
+from .class_cross_entropy import class_cross_entropy, fused_applies  # noqa: E402
