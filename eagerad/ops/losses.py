@@ -28,11 +28,12 @@ from .linalg import matmul
 from .matrix_products import _nt_forward, _tn_forward, matmul_tn
 from .math import as_tensor, log, log1p, maximum, sqrt, where
 from .class_cross_entropy import class_cross_entropy, fused_applies
-from .nn_ops import REDUCTIONS, classes_last, log_softmax, one_hot, reduce_loss, softmax
+from .nn_ops import (REDUCTIONS, _out_of_range, classes_last, log_softmax, one_hot, reduce_loss,
+                     softmax)
 from .reduction import logsumexp
 from .registry import Case, U, defop, export, move_batch
 from .indexing import take
-from .shape import getitem, stack
+from .shape import index_add, stack
 
 # ----------------------------------------------------------------- layers' maths
 
@@ -187,11 +188,13 @@ def embedding(input, weight, padding_idx=None, scale_grad_by_freq=False):
     if weight.ndim != 2:
         raise ValueError(f"embedding: weight must be (num_embeddings, dim), got {weight.shape}")
     n = weight.shape[0]
-    _check_range("embedding", idx, 0, n, f"indices must lie in [0, {n})")
+    plain = not batching.levels and type(idx._data) is np.ndarray
+    if not plain or idx.size and _out_of_range(idx._data.reshape(-1), n):
+        _check_range("embedding", idx, 0, n, f"indices must lie in [0, {n})")
     if batching.levels:             # (not weight[idx]: its vmap rule is wrong for a batched idx)
         rows = take(weight, idx, 0)
-    else:                           # one getitem: its gradient adds whole rows (one Numba pass)
-        rows = getitem(weight, (idx,))
+    else:                           # one op: its gradient adds whole rows (one Numba pass)
+        rows = _embedding(weight, idx)
     if scale_grad_by_freq:
         rows = _scaled_by_frequency(rows, idx)
     if padding_idx is None:
@@ -199,6 +202,17 @@ def embedding(input, weight, padding_idx=None, scale_grad_by_freq=False):
     padding_idx = padding_idx + n if padding_idx < 0 else padding_idx
     keep = (idx != padding_idx).reshape(idx.shape + (1,))
     return where(keep, rows, rows.detach())
+
+# The rows of ``weight`` picked by ``idx`` as one op (``B.embedding_rows``), its
+# gradient the rows of g added at ``idx`` (``index_add``: one Numba pass on the CPU); the
+# node keeps only the indices.
+_embedding = defop(
+    "embedding", lambda B, w, idx: B.embedding_rows(w, idx),
+    vjp=(lambda g, ans, w, idx: index_add(w.shape, w.dtype, (idx._data,), g), None),
+    fast=(lambda B, g, ans, w, idx: B.index_add(w.shape, w.dtype, (idx,), g), None),
+    jvp=(lambda t, ans, w, idx: _embedding(t, idx), None), saves={0: (1,)},
+    cases=[Case(U(5, 3), np.array([[0, 4], [2, 2]])), Case(U(4, 2), np.array([3, 3, 0]))])
+
 
 def _scaled_by_frequency(rows, idx):
     """``rows`` unchanged, their gradient divided by the count of each row's index in
@@ -468,7 +482,7 @@ def cross_entropy_full(input, target, weight=None, ignore_index=-100, reduction=
     0.6931
     """
     name = "cross_entropy"
-    x, = _floats(name, input)
+    x = input if isinstance(input, Tensor) and input.dtype.kind == "f" else _floats(name, input)[0]
     _check_reduction(name, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"{name}: label_smoothing must lie in [0, 1], got {label_smoothing}")

@@ -101,18 +101,19 @@ def forward(x, t, w, ignore, has_ignore, smoothing, out, e, inv):
     ``w`` (C,) float64 class weights or an empty array (all ones).  With ``e`` of x's
     shape (else an empty (0, 0) array) the rows' ``exp(x - max)`` are kept in it and the
     reciprocals of their sums in ``inv`` (M,), for ``backward``.  Returns (sum of the
-    targets' weights, -1) or (0, row of the first bad target)."""
+    targets' weights, sum of the losses, -1) or (0, 0, row of the first bad target)."""
     rows, c = x.shape
     weighted = w.size > 0
     keep = e.shape[0] == rows and rows > 0
     total_w = 0.0
+    total = 0.0
     for i in range(rows):
         ti = t[i]
         if has_ignore and ti == ignore:
             out[i] = 0.0
             continue
         if ti < 0 or ti >= c:
-            return 0.0, i
+            return 0.0, 0.0, i
         row = x[i]
         m = _row_max(row)
         s = _exp_keep_sum(row, m, e[i]) if keep else _exp_sum(row, m)
@@ -128,7 +129,8 @@ def forward(x, t, w, ignore, has_ignore, smoothing, out, e, inv):
                 smooth += (w[j] if weighted else 1.0) * (lse - np.float64(row[j]))
             loss = (1.0 - smoothing) * loss + smoothing / c * smooth
         out[i] = loss
-    return total_w, -1
+        total += loss
+    return total_w, total, -1
 
 
 @njit(cache=True, error_model="numpy")

@@ -4,7 +4,7 @@ becomes ``B.<name>``."""
 from ..cpu import losses as _cpu
 from .fused import _host
 
-__all__ = ["cross_entropy_index", "cross_entropy_index_backward"]
+__all__ = ["cross_entropy_index", "cross_entropy_index_backward", "embedding_rows"]
 
 
 def cross_entropy_index(x, t, w, ignore_index, label_smoothing, reduction):
@@ -22,3 +22,9 @@ def cross_entropy_index_backward(g, x, t, w, ignore_index, label_smoothing, redu
         return _cpu.cross_entropy_index_backward(gh, a, b, c[0] if c else None, ignore_index,
                                                  label_smoothing, reduction)
     return _host(run, g, x, t, *(() if w is None else (w,)))
+
+
+def embedding_rows(w, idx):
+    """The rows of ``w`` picked by ``idx``: the backend's advanced indexing on the device."""
+    from . import getitem
+    return getitem(w, (idx,))
