@@ -7,8 +7,9 @@ from .fused import _host
 __all__ = ["cross_entropy_index", "cross_entropy_index_backward", "embedding_rows"]
 
 
-def cross_entropy_index(x, t, w, ignore_index, label_smoothing, reduction):
-    """``cpu.losses.cross_entropy_index`` on device arrays (through the host)."""
+def cross_entropy_index(x, t, w, ignore_index, label_smoothing, reduction, keep=None):
+    """``cpu.losses.cross_entropy_index`` on device arrays (through the host; nothing is
+    kept in ``keep``: the backward computes its exponentials again)."""
     if w is None:
         return _host(lambda a, b: _cpu.cross_entropy_index(a, b, None, ignore_index,
                                                            label_smoothing, reduction), x, t)
@@ -16,7 +17,8 @@ def cross_entropy_index(x, t, w, ignore_index, label_smoothing, reduction):
                                                           label_smoothing, reduction), x, t, w)
 
 
-def cross_entropy_index_backward(g, x, t, w, ignore_index, label_smoothing, reduction):
+def cross_entropy_index_backward(g, x, t, w, ignore_index, label_smoothing, reduction,
+                                 kept=None):
     """``cpu.losses.cross_entropy_index_backward`` on device arrays (through the host)."""
     def run(gh, a, b, *c):
         return _cpu.cross_entropy_index_backward(gh, a, b, c[0] if c else None, ignore_index,
