@@ -233,8 +233,9 @@ class Optimizer:
     def __call__(self, grads):
         """MindSpore style: apply ``grads`` (aligned with ``self.parameters``; None skips)."""
         grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
-        if len(grads) != len(self.parameters):
-            raise ValueError(f"optimizer got {len(grads)} gradients for {len(self.parameters)} "
+        count = sum(len(group["params"]) for group in self.param_groups)
+        if len(grads) != count:
+            raise ValueError(f"optimizer got {len(grads)} gradients for {count} "
                              "parameters; pass one per parameter, in optimizer.parameters order")
         self._apply(grads)
         return True
@@ -253,7 +254,7 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        self._apply(tuple(p.grad for p in self.parameters))
+        self._apply([p.grad for group in self.param_groups for p in group["params"]])
         return loss
 
     def zero_grad(self, set_to_none=True):
@@ -264,9 +265,10 @@ class Optimizer:
         >>> SGD([w]).zero_grad(); w.grad is None
         True
         """
-        for p in self.parameters:
-            if p.grad is not None:
-                p.grad = None if set_to_none else p.grad * 0
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    p.grad = None if set_to_none else p.grad * 0
 
     def _apply(self, grads):
         if self.dynamic_lr:

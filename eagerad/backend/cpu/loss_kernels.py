@@ -28,17 +28,32 @@ from numba.extending import overload
 from .fast_exp import exp32
 
 
-def _exp(a):
-    """``exp(a)`` for ``a <= 0``: ``fast_exp.exp32`` for float32 (vectorised, within 1
-    ulp), libm's for float64 (``exp64``'s 1e-11 is not float64 rounding)."""
-    return math.exp(a)
+@njit(error_model="numpy", fastmath={"contract"})
+def _exps32(row, m, e):
+    """``e = exp(row - m)`` for a float32 row (``exp32`` inlined: a vector loop)."""
+    for j in range(row.size):
+        e[j] = exp32(row[j] - m)
 
 
-@overload(_exp)
-def _exp_typed(a):
-    if a == types.float32:
-        return lambda a: exp32(a)
-    return lambda a: math.exp(a)
+@njit(error_model="numpy")
+def _exps64(row, m, e):
+    """``e = exp(row - m)`` for a float64 row (libm's exp: ``exp64``'s 1e-11 is not
+    float64 rounding)."""
+    for j in range(row.size):
+        e[j] = math.exp(row[j] - m)
+
+
+def _exps(row, m, e):
+    """``e = exp(row - m)`` in the row's precision (``_exps32`` or ``_exps64``)."""
+    for j in range(row.size):
+        e[j] = math.exp(row[j] - m)
+
+
+@overload(_exps)
+def _exps_typed(row, m, e):
+    if row.dtype == types.float32:
+        return lambda row, m, e: _exps32(row, m, e)
+    return lambda row, m, e: _exps64(row, m, e)
 
 
 @njit(error_model="numpy", fastmath={"nnan", "nsz"})
@@ -52,22 +67,11 @@ def _row_max(row):
 
 
 @njit(error_model="numpy", fastmath={"reassoc", "contract"})
-def _exp_sum(row, m):
-    """``sum(exp(row - m))`` in float64."""
+def _sum64(e):
+    """``sum(e)`` in float64 (vectorised partial sums; NaN and infinities propagate)."""
     s = 0.0
-    for j in range(row.size):
-        s += np.float64(_exp(row[j] - m))
-    return s
-
-
-@njit(error_model="numpy", fastmath={"reassoc", "contract"})
-def _exp_keep_sum(row, m, e):
-    """``e = exp(row - m)``, returning ``sum(e)`` in float64."""
-    s = 0.0
-    for j in range(row.size):
-        v = _exp(row[j] - m)
-        e[j] = v
-        s += np.float64(v)
+    for j in range(e.size):
+        s += np.float64(e[j])
     return s
 
 
@@ -105,6 +109,7 @@ def forward(x, t, w, ignore, has_ignore, smoothing, out, e, inv):
     rows, c = x.shape
     weighted = w.size > 0
     keep = e.shape[0] == rows and rows > 0
+    scratch = np.empty(c, x.dtype)
     total_w = 0.0
     total = 0.0
     for i in range(rows):
@@ -116,7 +121,9 @@ def forward(x, t, w, ignore, has_ignore, smoothing, out, e, inv):
             return 0.0, 0.0, i
         row = x[i]
         m = _row_max(row)
-        s = _exp_keep_sum(row, m, e[i]) if keep else _exp_sum(row, m)
+        ei = e[i] if keep else scratch
+        _exps(row, m, ei)
+        s = _sum64(ei)
         if keep:
             inv[i] = 1.0 / s
         lse = np.float64(m) + math.log(s)
@@ -170,7 +177,8 @@ def backward(g, x, t, w, ignore, has_ignore, smoothing, e, inv, out):
         else:                       # exponentials again, into the output row
             row = x[i]
             ei = o
-            r = 1.0 / _exp_keep_sum(row, _row_max(row), o)
+            _exps(row, _row_max(row), o)
+            r = 1.0 / _sum64(o)
         # softmax = e / sum(e)
         a = gi * ((1.0 - smoothing) * wt + spread * w_sum) * r
         shift = gi * spread
