@@ -17,6 +17,19 @@ import numpy as np
 from numba import njit
 
 
+@njit(inline="always", error_model="numpy")
+def _gradient(g, p, i, maximize, wd):
+    """(g[i] as the update reads it: negated when maximizing, plus ``wd * p[i]`` for an
+    L2 penalty; p[i])."""
+    gi = g[i]
+    if maximize:
+        gi = -gi
+    pi = p[i]
+    if wd != 0:
+        gi = gi + pi * wd
+    return gi, pi
+
+
 @njit(cache=True, error_model="numpy")
 def adam(p, g, m, v, coef, first, maximize):
     """One Adam step over the flat arrays ``p``, ``g``, ``m``, ``v`` (moments updated in
@@ -27,12 +40,7 @@ def adam(p, g, m, v, coef, first, maximize):
                                                       coef[4], coef[5], coef[6], coef[7],
                                                       coef[8])
     for i in range(p.size):
-        gi = g[i]
-        if maximize:
-            gi = -gi
-        pi = p[i]
-        if l2 != 0:
-            gi = gi + pi * l2
+        gi, pi = _gradient(g, p, i, maximize, l2)
         if first:
             mi = gi * omb1
             vi = gi * gi * omb2
@@ -52,12 +60,7 @@ def sgd(p, g, buf, coef, first, momentum_on, maximize, nesterov):
     holds, in p's dtype: weight decay, momentum, 1 - dampening, lr."""
     wd, momentum, damped, lr = coef[0], coef[1], coef[2], coef[3]
     for i in range(p.size):
-        gi = g[i]
-        if maximize:
-            gi = -gi
-        pi = p[i]
-        if wd != 0:
-            gi = gi + pi * wd
+        gi, pi = _gradient(g, p, i, maximize, wd)
         if momentum_on:
             if first:
                 bi = gi
