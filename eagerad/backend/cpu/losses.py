@@ -50,8 +50,9 @@ def cross_entropy_index(x, t, w, ignore_index, label_smoothing, reduction, keep=
                                   e, inv)
     if bad >= 0:
         valid = ts[ts != ignore] if has_ignore else ts
-        raise ValueError(f"cross_entropy: class indices must lie in [0, {x.shape[1]}) (or be "
-                         f"ignore_index), got values from {valid.min()} to {valid.max()}")
+        ignored = " (or be ignore_index)" if has_ignore else ""
+        raise ValueError(f"cross_entropy: class indices must lie in [0, {x.shape[1]}){ignored}, "
+                         f"got values from {valid.min()} to {valid.max()}")
     if keep is not None:
         keep[:] = [x, e, inv]
     if reduction == "none":
@@ -65,7 +66,8 @@ def cross_entropy_index_backward(g, x, t, w, ignore_index, label_smoothing, redu
                                  kept=None):
     """The gradient of ``cross_entropy_index`` with respect to ``x`` for the output
     gradient ``g`` (0-d, or (M,) for 'none'), in x's dtype; ``kept`` is what its
-    ``keep`` received for this very ``x`` (else the exponentials are computed again).
+    ``keep`` received for this very ``x`` (else the exponentials are computed again),
+    emptied here so that the node does not hold them after its backward.
 
     >>> cross_entropy_index_backward(np.array(1.0), np.array([[0.0, 0.0]]), np.array([1]), None, None, 0.0, "mean")
     array([[ 0.5, -0.5]])
@@ -83,6 +85,8 @@ def cross_entropy_index_backward(g, x, t, w, ignore_index, label_smoothing, redu
     e, inv = _NONE[xs.dtype.char], gs
     if kept and kept[0] is x and kept[1].dtype == xs.dtype:
         e, inv = kept[1], kept[2]
+    if kept:
+        kept.clear()        # used once: a retained graph's next backward computes them again
     out = np.empty(xs.shape, xs.dtype)
     backward(gs, xs, ts, ws, ignore, has_ignore, float(label_smoothing), e, inv, out)
     return out if out.dtype == x.dtype else out.astype(x.dtype)
