@@ -194,7 +194,7 @@ def embedding(input, weight, padding_idx=None, scale_grad_by_freq=False):
     if batching.levels:             # (not weight[idx]: its vmap rule is wrong for a batched idx)
         rows = take(weight, idx, 0)
     else:                           # one op: its gradient adds whole rows (one Numba pass)
-        rows = _embedding(weight, idx)
+        rows = _embedding.apply2(weight, idx)
     if scale_grad_by_freq:
         rows = _scaled_by_frequency(rows, idx)
     if padding_idx is None:

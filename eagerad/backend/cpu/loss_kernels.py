@@ -9,15 +9,15 @@ weights), label smoothing ``ls`` over ``C`` classes:
 and 0 with weight 0 where ``t`` is ``ignore_index``.  Its gradient is
 ``s_i (A_i softmax(x_i) - B_i)`` with ``A_i = (1 - ls) w_t + ls / C * sum(w)`` and
 ``B_ic = (1 - ls) w_t [c == t] + ls / C * w_c``, ``s_i`` the reduction's factor
-(``g / sum(w_t)`` for 'mean').  The backward recomputes the row's ``max`` and sum of
-exponentials (cheaper than keeping an (M, C) array between the passes).
+(``g / sum(w_t)`` for 'mean').
 
 Row sums and the loss accumulate in float64, so the float32 loss is rounded once; float32
-exponentials are ``fast_exp``'s vectorisable ones (within 1 ulp).  The forward keeps the
-exponentials and the reciprocal row sums for the backward (``keep``), whose gradient pass
-is then a multiply-add per entry.  A target outside
-``[0, C)`` that is not ``ignore_index`` stops the kernel, which returns its row (the
-caller raises).  Imported at the first call; compiled code is cached on disk.
+exponentials are ``fast_exp``'s vectorisable ones (within 1 ulp), float64 ones libm's.
+The forward keeps the exponentials and the reciprocal row sums for the backward (``e``,
+``inv``), whose gradient pass is then a multiply-add per entry; without them the backward
+computes them again.  A target outside ``[0, C)`` that is not ``ignore_index`` stops the
+kernel, which returns its row (the caller raises).  Imported at the first call; compiled
+code is cached on disk.
 """
 import math
 
@@ -62,7 +62,8 @@ def _row_max(row):
     exponentials, which it makes NaN)."""
     m = row[0]
     for j in range(1, row.size):
-        m = max(m, row[j])
+        v = row[j]
+        m = v if v > m else m
     return m
 
 
