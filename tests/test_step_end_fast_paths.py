@@ -182,3 +182,19 @@ def test_parameters_keep_the_order_of_named_parameters_with_shared_layers():
     names = [p for _, p in net.named_parameters()]
     assert list(net.parameters()) == names and len(names) == 6
     assert [id(p) for p in net.get_parameters(expand=False)] == []
+
+
+def test_embedding_op_batching_rule_picks_each_samples_rows():
+    """vmap over the op itself (as a jvp or a batched backward reaches it): batched
+    indices, a batched table, or both."""
+    from eagerad.ops.losses import _embedding
+    rng = np.random.default_rng(6)
+    tables = rng.standard_normal((3, 5, 2))
+    picks = rng.integers(0, 5, (3, 4))
+    w, idx = eagerad.tensor(tables), eagerad.tensor(picks)
+    got = eagerad.vmap(lambda a: _embedding(a, eagerad.tensor(picks[0])))(w)
+    np.testing.assert_array_equal(got.numpy(), tables[:, picks[0]])
+    got = eagerad.vmap(lambda i: _embedding(eagerad.tensor(tables[0]), i))(idx)
+    np.testing.assert_array_equal(got.numpy(), tables[0][picks])
+    got = eagerad.vmap(_embedding)(w, idx)
+    np.testing.assert_array_equal(got.numpy(), np.stack([tables[k][picks[k]] for k in range(3)]))

@@ -203,6 +203,22 @@ def embedding(input, weight, padding_idx=None, scale_grad_by_freq=False):
     keep = (idx != padding_idx).reshape(idx.shape + (1,))
     return where(keep, rows, rows.detach())
 
+def _embedding_batch(args, bdims):
+    """vmap of the row pick: batched indices pick from the one table; a batched table is
+    read along its axis 1 (``take``); both batched: each sample's indices, offset by the
+    sample's first row, pick from the tables stacked as one."""
+    (w, idx), (bw, bi) = args, bdims
+    if bw is None:
+        return _embedding(w, move_batch(idx, bi)), 0
+    w = move_batch(w, bw)
+    if bi is None:
+        return take(w, idx, 1), 0
+    idx = move_batch(idx, bi)
+    n, v = w.shape[0], w.shape[1]
+    first = arange(n, device=idx.device).astype(idx.dtype).reshape((n,) + (1,) * (idx.ndim - 1))
+    return _embedding(w.reshape((n * v,) + tuple(w.shape[2:])), idx + first * v), 0
+
+
 # The rows of ``weight`` picked by ``idx`` as one op (``B.embedding_rows``), its
 # gradient the rows of g added at ``idx`` (``index_add``: one Numba pass on the CPU); the
 # node keeps only the indices.
@@ -211,6 +227,7 @@ _embedding = defop(
     vjp=(lambda g, ans, w, idx: index_add(w.shape, w.dtype, (idx._data,), g), None),
     fast=(lambda B, g, ans, w, idx: B.index_add(w.shape, w.dtype, (idx,), g), None),
     jvp=(lambda t, ans, w, idx: _embedding(t, idx), None), saves={0: (1,)},
+    batch=_embedding_batch,
     cases=[Case(U(5, 3), np.array([[0, 4], [2, 2]])), Case(U(4, 2), np.array([3, 3, 0]))])
 
 
