@@ -13,13 +13,16 @@ SETTINGS = [
     (nn.SGD, dict(lr=0.1, momentum=0.0, weight_decay=0.0)),
     (nn.SGD, dict(lr=0.1, momentum=0.9, dampening=0.1, weight_decay=0.01)),
     (nn.SGD, dict(lr=0.1, momentum=0.9, nesterov=True)),
+    (nn.Adam, dict(lr=0.01, maximize=True, weight_decay=0.05)),
+    (nn.AdamW, dict(lr=0.02, maximize=True)),
+    (nn.SGD, dict(lr=0.1, momentum=0.5, maximize=True, weight_decay=0.1)),
 ]
 
 
 def _run(cls, kwargs, dtype, arrays_path):
     rng = np.random.default_rng(0)
     params = [eagerad.Parameter(eagerad.tensor(rng.standard_normal(s).astype(dtype)))
-              for s in ((3, 4), (4,))]
+              for s in ((3, 4), (4,), (37, 29))]     # (37, 29): vector loop and remainder
     opt = cls(params, **kwargs)
     if not arrays_path:
         opt.update_arrays = lambda *a: False
@@ -76,3 +79,28 @@ def test_state_dict_resumes_after_array_updates():
     opt((eagerad.tensor([0.3, 0.1]),))
     opt2((eagerad.tensor([0.3, 0.1]),))
     np.testing.assert_array_equal(w.numpy(), w2.numpy())
+
+
+@pytest.mark.parametrize("name,kwargs", [
+    ("Adam", dict(lr=1e-3, betas=(0.9, 0.999), eps=1e-8)),
+    ("AdamW", dict(lr=1e-3, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.1)),
+    ("SGD", dict(lr=0.1)),
+    ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)),
+    ("Adam", dict(lr=1e-2, weight_decay=0.1, maximize=True))])
+def test_float32_updates_follow_torch_over_several_steps(name, kwargs):
+    """The one-pass kernels against PyTorch's optimizers on float32 parameters."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(2)
+    w0 = [rng.standard_normal(s).astype(np.float32) for s in ((64, 48), (48,))]
+    ws = [eagerad.Parameter(eagerad.tensor(a)) for a in w0]
+    tws = [torch.tensor(a, requires_grad=True) for a in w0]
+    opt = getattr(nn, name)(ws, **kwargs)
+    topt = getattr(torch.optim, name)(tws, **kwargs)
+    for _ in range(6):
+        for w, tw in zip(ws, tws):
+            g = rng.standard_normal(w.shape).astype(np.float32)
+            w.grad, tw.grad = eagerad.tensor(g), torch.tensor(g)
+        opt.step()
+        topt.step()
+    for w, tw in zip(ws, tws):
+        np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-6, atol=1e-6)

@@ -63,4 +63,4 @@ FUNCTIONS = {
 }
 
 # family modules: ``backend/<device>/<family>.py``, star-imported by each backend package
-FAMILIES = ("special", "indexing", "linalg", "nn", "fused", "spectral")
+FAMILIES = ("special", "indexing", "linalg", "nn", "fused", "spectral", "losses")

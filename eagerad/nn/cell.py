@@ -420,12 +420,16 @@ class Cell:
         return self.parameters_and_names(prefix, expand=recurse)
 
     def get_parameters(self, expand=True):
-        """Iterator over all parameters (MindSpore).
+        """Iterator over all parameters (MindSpore), in ``parameters_and_names``'s order.
 
         >>> len(list(eagerad.nn.Dense(2, 1).get_parameters()))
         2
         """
-        return (p for _, p in self.parameters_and_names(expand=expand))
+        if not expand:
+            return (p for _, p in self.parameters_and_names(expand=False))
+        found = []
+        _collect_parameters(self, found, set(), set())
+        return iter(found)
 
     def parameters(self, recurse=True):
         """Iterator over all parameters (PyTorch).
@@ -659,6 +663,24 @@ class Cell:
 
 
 Module = Cell
+
+
+def _collect_parameters(cell, found, seen_cells, seen_params):
+    """Append the parameters of the tree under ``cell`` to ``found``, each once, in the
+    order of ``parameters_and_names`` (cells depth first, self first), without building
+    the names it yields: ``parameters()`` is called at every training step (gradient
+    clipping, optimizers made per step)."""
+    seen_cells.add(id(cell))
+    params, cells = cell._registry()
+    for name in params:
+        p = getattr(cell, name)
+        if id(p) not in seen_params:
+            seen_params.add(id(p))
+            found.append(p)
+    for name in cells:
+        child = getattr(cell, name)
+        if id(child) not in seen_cells:
+            _collect_parameters(child, found, seen_cells, seen_params)
 
 
 def _spelling(cls):

@@ -233,8 +233,9 @@ class Optimizer:
     def __call__(self, grads):
         """MindSpore style: apply ``grads`` (aligned with ``self.parameters``; None skips)."""
         grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
-        if len(grads) != len(self.parameters):
-            raise ValueError(f"optimizer got {len(grads)} gradients for {len(self.parameters)} "
+        count = sum(len(group["params"]) for group in self.param_groups)
+        if len(grads) != count:
+            raise ValueError(f"optimizer got {len(grads)} gradients for {count} "
                              "parameters; pass one per parameter, in optimizer.parameters order")
         self._apply(grads)
         return True
@@ -253,7 +254,7 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        self._apply(tuple(p.grad for p in self.parameters))
+        self._apply([p.grad for group in self.param_groups for p in group["params"]])
         return loss
 
     def zero_grad(self, set_to_none=True):
@@ -264,9 +265,10 @@ class Optimizer:
         >>> SGD([w]).zero_grad(); w.grad is None
         True
         """
-        for p in self.parameters:
-            if p.grad is not None:
-                p.grad = None if set_to_none else p.grad * 0
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    p.grad = None if set_to_none else p.grad * 0
 
     def _apply(self, grads):
         if self.dynamic_lr:
@@ -274,28 +276,35 @@ class Optimizer:
             for group in self.param_groups:
                 group["lr"] = lr
         self.global_step += 1
-        with no_grad():
-            it = iter(grads)
-            for group in self.param_groups:
-                for p in group["params"]:
-                    g = next(it)
-                    if g is None:
-                        continue
-                    if not isinstance(g, Tensor):
-                        g = Tensor(g, dtype=p.dtype)
-                    if g.shape != p.shape:
-                        raise ValueError(f"gradient of shape {g.shape} does not match parameter "
-                                         f"{p.name} of shape {p.shape}")
-                    g = g.detach()
-                    if self.loss_scale != 1.0:
-                        g = g / self.loss_scale
-                    state = self.state.setdefault(p, {})
-                    if _plain_arrays(p, g) and self.update_arrays(p, g._data, state, group):
-                        p._version[0] += 1
-                        continue
-                    new = self.update(p.detach(), g, state, group)
-                    if new is not None:
-                        assign(p, new)
+        scale = self.loss_scale
+        states = self.state
+        self._scalars = {}      # this step's kernel scalars per group (``_step_scalars``)
+        try:
+            with no_grad():
+                it = iter(grads)
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        g = next(it)
+                        if g is None:
+                            continue
+                        if not isinstance(g, Tensor):
+                            g = Tensor(g, dtype=p.dtype)
+                        if g._data.shape != p._data.shape:
+                            raise ValueError(f"gradient of shape {g.shape} does not match "
+                                             f"parameter {p.name} of shape {p.shape}")
+                        if scale != 1.0:
+                            g = g.detach() / scale
+                        state = states.get(p)
+                        if state is None:
+                            state = states[p] = {}
+                        if _plain_arrays(p, g) and self.update_arrays(p, g._data, state, group):
+                            p._version[0] += 1
+                            continue
+                        new = self.update(p.detach(), g.detach(), state, group)
+                        if new is not None:
+                            assign(p, new)
+        finally:
+            self._scalars = None
 
     def update_arrays(self, p, g, state, group):
         """The update on arrays, written into ``p._data`` in place with the arithmetic
@@ -336,6 +345,45 @@ def _state_array(state, key, value):
     """``state[key]`` as a Tensor holding the array ``value`` (what ``state_dict`` saves)."""
     state[key] = Tensor._make(value)
     return value
+
+
+def _in_place_ok(data, *held):
+    """Whether the update kernels may write ``data`` (a parameter's array) and the held
+    state tensors (None: not made yet) in place: C-contiguous, of data's dtype and shape."""
+    if not data.flags.c_contiguous:
+        return False
+    for t in held:
+        if t is not None:
+            a = t._data
+            if type(a) is not np.ndarray or a.dtype != data.dtype or a.shape != data.shape \
+                    or not a.flags.c_contiguous:
+                return False
+    return True
+
+
+def _step_scalars(opt, key, make):
+    """The scalars ``make()`` of the array kernels, made once per group and step while
+    ``_apply`` runs (a group's settings do not change within a step); made afresh when
+    ``update_arrays`` is called on its own."""
+    cache = opt.__dict__.get("_scalars")
+    if cache is None:
+        return make()
+    held = cache.get(key)
+    if held is None:
+        held = cache[key] = make()
+    return held
+
+
+_kernel_module = []
+
+
+def _kernels():
+    """``backend.cpu.optim_kernels``, imported at the first step (importing eagerad
+    compiles nothing)."""
+    if not _kernel_module:
+        from ..backend.cpu import optim_kernels
+        _kernel_module.append(optim_kernels)
+    return _kernel_module[0]
 
 
 def _torch_options(name, maximize, foreach, capturable, differentiable, fused):
@@ -430,21 +478,19 @@ class SGD(Optimizer):
         ([0.5], [1.0])
         """
         data = p._data
-        if group.get("maximize"):
-            g = -g
-        if group["weight_decay"]:
-            g = g + data * group["weight_decay"]
         momentum = group["momentum"]
-        if momentum:
-            held = state.get("momentum_buffer")
-            if held is None:
-                buf = _state_array(state, "momentum_buffer", g.copy())
-            else:
-                buf = held._data
-                np.multiply(buf, momentum, out=buf)
-                buf += g * (1.0 - group["dampening"])
-            g = g + buf * momentum if group["nesterov"] else buf
-        np.subtract(data, g * group["lr"], out=data)
+        held = state.get("momentum_buffer") if momentum else None
+        if not _in_place_ok(data, held):
+            return False
+        if momentum and held is None:
+            buf = _state_array(state, "momentum_buffer", np.empty_like(data))
+        else:
+            buf = data if held is None else held._data
+        coef = _step_scalars(self, (id(group), data.dtype.char), lambda: np.array(
+            [group["weight_decay"], momentum, 1.0 - group["dampening"], group["lr"]],
+            data.dtype))
+        _kernels().sgd(data.reshape(-1), g.reshape(-1), buf.reshape(-1), coef, held is None,
+                       bool(momentum), bool(group.get("maximize")), bool(group["nesterov"]))
         return True
 
 
@@ -544,35 +590,25 @@ class Adam(Optimizer):
         """
         if group.get("amsgrad"):
             return False
+        data = p._data
+        m, v = state.get("exp_avg"), state.get("exp_avg_sq")
+        if (m is None) != (v is None) or not _in_place_ok(data, m, v):
+            return False
         lr, wd, b1, b2 = group["lr"], group["weight_decay"], group["beta1"], group["beta2"]
         t = state["step"] = state.get("step", 0) + 1
-        data = p._data
-        src = data
-        if group.get("maximize"):
-            g = -g
-        if wd and self.decoupled:
-            src = data * (1.0 - lr * wd)
-        elif wd:
-            g = g + data * wd
-        m, v = state.get("exp_avg"), state.get("exp_avg_sq")
-        if m is None:
-            m = _state_array(state, "exp_avg", g * (1.0 - b1))
+        first = m is None
+        if first:
+            m = _state_array(state, "exp_avg", np.empty_like(data))
+            v = _state_array(state, "exp_avg_sq", np.empty_like(data))
         else:
-            m = m._data
-            np.multiply(m, b1, out=m)
-            m += g * (1.0 - b1)
-        if v is None:
-            v = _state_array(state, "exp_avg_sq", g * g * (1.0 - b2))
-        else:
-            v = v._data
-            np.multiply(v, b2, out=v)
-            v += g * g * (1.0 - b2)
-        denom = np.sqrt(v)
-        denom /= math.sqrt(1.0 - b2 ** t)
-        denom += group["eps"]
-        step = np.divide(m, denom, out=denom)
-        step *= lr / (1.0 - b1 ** t)
-        np.subtract(src, step, out=data)
+            m, v = m._data, v._data
+        decoupled = bool(wd) and self.decoupled
+        coef = _step_scalars(self, (id(group), t, data.dtype.char), lambda: np.array(
+            [wd if wd and not decoupled else 0.0, 1.0 - lr * wd if decoupled else 1.0, b1,
+             1.0 - b1, b2, 1.0 - b2, math.sqrt(1.0 - b2 ** t), group["eps"],
+             lr / (1.0 - b1 ** t)], data.dtype))
+        _kernels().adam(data.reshape(-1), g.reshape(-1), m.reshape(-1), v.reshape(-1), coef,
+                        first, bool(group.get("maximize")))
         return True
 
 

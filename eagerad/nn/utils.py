@@ -8,6 +8,8 @@
 """
 import math
 
+import numpy as np
+
 from ..autograd import no_grad
 from ..ops import cat
 from ..tensor import Tensor
@@ -30,6 +32,10 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     if not grads:
         return Tensor(0.0)
     norm_type = float(norm_type)
+    if norm_type == 2.0:
+        arrays = _plain_arrays(grads)
+        if arrays is not None:
+            return _clip_arrays(grads, arrays, float(max_norm), error_if_nonfinite)
     with no_grad():
         if math.isinf(norm_type):
             parts = [g.abs().max() for g in grads]
@@ -45,6 +51,45 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
             for g in grads:
                 g.mul_(scale)
     return total
+
+
+def _plain_arrays(grads):
+    """The gradients' numpy arrays when all are writable float32 (or all float64) CPU
+    arrays of tensors outside any graph, else None (then Tensor ops run)."""
+    arrays = []
+    dtype = grads[0]._data.dtype
+    for g in grads:
+        a = g._data
+        if type(a) is not np.ndarray or a.dtype != dtype or g._requires_grad \
+                or not a.flags.writeable or g._device.type != "cpu":
+            return None
+        arrays.append(a)
+    return arrays if dtype.char in "fd" else None
+
+
+def _clip_arrays(grads, arrays, max_norm, error_if_nonfinite):
+    """``clip_grad_norm_``'s 2-norm on bare arrays: one pass per gradient for the sum of
+    squares (float64, rounded once), one in-place multiply each when clipping (the
+    numbers of ``g.mul_(scale)``)."""
+    from ..backend.cpu.optim_kernels import sum_squares
+    total = 0.0
+    for a in arrays:
+        total += sum_squares(a.reshape(-1)) if a.flags.c_contiguous else \
+            float(np.sum(np.square(a, dtype=np.float64)))
+    dtype = arrays[0].dtype
+    norm = np.asarray(math.sqrt(total), dtype)
+    value = float(norm)
+    if error_if_nonfinite and not math.isfinite(value):
+        raise RuntimeError(f"the total norm of order 2.0 of the gradients is {value}; pass "
+                           "error_if_nonfinite=False to clip anyway")
+    scale = max_norm / (value + 1e-6)
+    if scale < 1.0:
+        factor = dtype.type(scale)
+        for g, a in zip(grads, arrays):
+            np.multiply(a, factor, out=a)
+            g._version[0] += 1
+    first = grads[0]
+    return Tensor._make(norm, first._device, face=first._face)
 
 
 def clip_grad_value_(parameters, clip_value):

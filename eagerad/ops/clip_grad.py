@@ -7,6 +7,12 @@ named so that no submodule shadows the function ``ops.clip``).
 >>> [round(t.item(), 4) for t in g]  # global norm 5 -> scaled by 1/5
 [0.6, 0.8]
 """
+import math as pymath
+
+import numpy as np
+
+from ..autograd import batching, forward_ad
+from ..autograd.grad_mode import state as grad_state
 from ..tensor import Tensor
 from . import math, reduction
 from .registry import export
@@ -19,12 +25,39 @@ def global_norm(tensors):
     >>> global_norm([eagerad.Tensor([3.0]), eagerad.Tensor([[4]])]).item()
     5.0
     """
+    arrays = _bare_arrays(tensors)
+    if arrays is not None:            # one Numba pass per tensor, float64 sums
+        from ..backend.cpu.optim_kernels import sum_squares
+        total = 0.0
+        for a in arrays:
+            total += sum_squares(a.reshape(-1))
+        first = tensors[0]
+        return Tensor._make(np.array(pymath.sqrt(total), arrays[0].dtype), first._device,
+                            face=first._face)
     total = None
     for t in tensors:
         wide = t.dtype.kind == "f" and t.dtype.itemsize >= 4
         sq = reduction.sum(math.square(t if wide else t.astype("float32")))
         total = sq if total is None else total + sq.astype(total.dtype)
     return math.sqrt(total)
+
+
+def _bare_arrays(tensors):
+    """The tensors' arrays when the norm needs no graph and no tangents: C-contiguous
+    float32 (or all float64) CPU arrays, no input requiring grad under grad mode, no vmap
+    or forward-mode level; else None."""
+    if not tensors or batching.levels or forward_ad.levels:
+        return None
+    recording = grad_state.enabled
+    dtype = tensors[0]._data.dtype
+    arrays = []
+    for t in tensors:
+        a = t._data
+        if type(t) is not Tensor and not isinstance(t, Tensor) or type(a) is not np.ndarray \
+                or a.dtype != dtype or not a.flags.c_contiguous or recording and t._requires_grad:
+            return None
+        arrays.append(a)
+    return arrays if dtype.char in "fd" else None
 
 
 @export

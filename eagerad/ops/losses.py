@@ -27,11 +27,13 @@ from .convolution import _floats
 from .linalg import matmul
 from .matrix_products import _nt_forward, _tn_forward, matmul_tn
 from .math import as_tensor, log, log1p, maximum, sqrt, where
-from .nn_ops import REDUCTIONS, classes_last, log_softmax, one_hot, reduce_loss, softmax
+from .class_cross_entropy import class_cross_entropy, fused_applies
+from .nn_ops import (REDUCTIONS, _out_of_range, classes_last, log_softmax, one_hot, reduce_loss,
+                     softmax)
 from .reduction import logsumexp
 from .registry import Case, U, defop, export, move_batch
 from .indexing import take
-from .shape import getitem, stack
+from .shape import index_add, stack
 
 # ----------------------------------------------------------------- layers' maths
 
@@ -186,11 +188,13 @@ def embedding(input, weight, padding_idx=None, scale_grad_by_freq=False):
     if weight.ndim != 2:
         raise ValueError(f"embedding: weight must be (num_embeddings, dim), got {weight.shape}")
     n = weight.shape[0]
-    _check_range("embedding", idx, 0, n, f"indices must lie in [0, {n})")
+    plain = not batching.levels and type(idx._data) is np.ndarray
+    if not plain or idx.size and _out_of_range(idx._data.reshape(-1), n):
+        _check_range("embedding", idx, 0, n, f"indices must lie in [0, {n})")
     if batching.levels:             # (not weight[idx]: its vmap rule is wrong for a batched idx)
         rows = take(weight, idx, 0)
-    else:                           # one getitem: its gradient adds whole rows (one Numba pass)
-        rows = getitem(weight, (idx,))
+    else:                           # one op: its gradient adds whole rows (one Numba pass)
+        rows = _embedding.apply2(weight, idx)
     if scale_grad_by_freq:
         rows = _scaled_by_frequency(rows, idx)
     if padding_idx is None:
@@ -198,6 +202,34 @@ def embedding(input, weight, padding_idx=None, scale_grad_by_freq=False):
     padding_idx = padding_idx + n if padding_idx < 0 else padding_idx
     keep = (idx != padding_idx).reshape(idx.shape + (1,))
     return where(keep, rows, rows.detach())
+
+def _embedding_batch(args, bdims):
+    """vmap of the row pick: batched indices pick from the one table; a batched table is
+    read along its axis 1 (``take``); both batched: each sample's indices, offset by the
+    sample's first row, pick from the tables stacked as one."""
+    (w, idx), (bw, bi) = args, bdims
+    if bw is None:
+        return _embedding(w, move_batch(idx, bi)), 0
+    w = move_batch(w, bw)
+    if bi is None:
+        return take(w, idx, 1), 0
+    idx = move_batch(idx, bi)
+    n, v = w.shape[0], w.shape[1]
+    first = arange(n, device=idx.device).astype(idx.dtype).reshape((n,) + (1,) * (idx.ndim - 1))
+    return _embedding(w.reshape((n * v,) + tuple(w.shape[2:])), idx + first * v), 0
+
+
+# The rows of ``weight`` picked by ``idx`` as one op (``B.embedding_rows``), its
+# gradient the rows of g added at ``idx`` (``index_add``: one Numba pass on the CPU); the
+# node keeps only the indices.
+_embedding = defop(
+    "embedding", lambda B, w, idx: B.embedding_rows(w, idx),
+    vjp=(lambda g, ans, w, idx: index_add(w.shape, w.dtype, (idx._data,), g), None),
+    fast=(lambda B, g, ans, w, idx: B.index_add(w.shape, w.dtype, (idx,), g), None),
+    jvp=(lambda t, ans, w, idx: _embedding(t, idx), None), saves={0: (1,)},
+    batch=_embedding_batch,
+    cases=[Case(U(5, 3), np.array([[0, 4], [2, 2]])), Case(U(4, 2), np.array([3, 3, 0]))])
+
 
 def _scaled_by_frequency(rows, idx):
     """``rows`` unchanged, their gradient divided by the count of each row's index in
@@ -467,17 +499,20 @@ def cross_entropy_full(input, target, weight=None, ignore_index=-100, reduction=
     0.6931
     """
     name = "cross_entropy"
-    x, = _floats(name, input)
+    x = input if isinstance(input, Tensor) and input.dtype.kind == "f" else _floats(name, input)[0]
     _check_reduction(name, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"{name}: label_smoothing must lie in [0, 1], got {label_smoothing}")
     axis = 1 if x.ndim > 1 else 0
     c = x.shape[axis]
-    logp = log_softmax(x, axis)
     w = _weights(weight, x)
     if w is not None and w.shape != (c,):
         raise ValueError(f"{name}: weight must have one entry per class ({c}), got {w.shape}")
     target = as_tensor(target, x)
+    if target.dtype.kind in "iu" and fused_applies(x, target, w):   # one op
+        _class_targets(name, x, target)
+        return class_cross_entropy(x, target, w, ignore_index, reduction, label_smoothing)
+    logp = log_softmax(x, axis)
     if target.dtype.kind == "f":         # probabilities
         if target.shape != x.shape:
             raise ValueError(f"{name}: probability target of shape {target.shape} must match "

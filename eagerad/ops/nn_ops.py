@@ -286,8 +286,9 @@ def cross_entropy(logits, labels, reduction="mean", axis=None):
     (``(N, C)`` or ``(N, C, d...)`` with labels ``(N, d...)``); ``axis=`` picks another.
     ``nn.functional.cross_entropy`` adds ``weight``, ``ignore_index``, ``label_smoothing``.
 
-    Two recorded ops, ``log_softmax`` and the negative log-likelihood with its
-    reduction; the gradient is ``(softmax(logits) * sum(target) - target)`` times the
+    Class indices: one recorded op (``class_cross_entropy``: one Numba pass each way on
+    the CPU); probabilities: two, ``log_softmax`` and the negative log-likelihood with its
+    reduction.  The gradient is ``(softmax(logits) * sum(target) - target)`` times the
     reduction's weight, stable for logits of +-1000.
 
     >>> cross_entropy(eagerad.tensor([[1000.0, -1000.0]]), eagerad.tensor([0])).item()
@@ -307,6 +308,12 @@ def cross_entropy(logits, labels, reduction="mean", axis=None):
         if labels.shape != logits.shape[:-1] or axis != logits.ndim - 1:
             raise ValueError(f"cross_entropy: integer labels of shape {labels.shape} need shape "
                              f"{logits.shape[:-1]} for logits of shape {logits.shape}")
+        if labels.size and fused_applies(logits, labels):     # one op (class_cross_entropy)
+            if logits.ndim == 2:
+                return class_cross_entropy(logits, labels, reduction=reduction)
+            out = class_cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1),
+                                      reduction=reduction)
+            return out.reshape(labels.shape) if reduction == "none" else out
         target = one_hot(labels, logits.shape[-1], logits.dtype)
     else:
         if labels.shape != logits.shape:
@@ -314,3 +321,6 @@ def cross_entropy(logits, labels, reduction="mean", axis=None):
                              f"match logits of shape {logits.shape}")
         target = labels.astype(logits.dtype)
     return _nll(_log_softmax(logits, axis=axis), target, axis=axis, reduction=reduction)
+
+
+from .class_cross_entropy import class_cross_entropy, fused_applies  # noqa: E402

@@ -714,3 +714,4 @@ from .linalg import *  # noqa: E402,F401,F403
 from .nn import *  # noqa: E402,F401,F403
 from .fused import *  # noqa: E402,F401,F403
 from .spectral import *  # noqa: E402,F401,F403
+from .losses import *  # noqa: E402,F401,F403
