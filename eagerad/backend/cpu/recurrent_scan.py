@@ -5,14 +5,13 @@ backward one call each: the LSTM (``ops/recurrent.py``'s ``lstm_scan`` and
 The forward writes one buffer per layer: the hidden states ``hs`` (L, N, H) first (the
 op's output, contiguous, so the next layer's input projection reads it as is) and behind
 them, per step, the gates (N, 4H), ``c`` and ``tanh c`` (N, H) for the backward, each
-contiguous (numpy's SIMD loops then run over a whole block, not row by row).  ``hs`` is a
-view of that buffer, so the backward finds the gates through ``hs.base``
-(``saved_state``); an ``hs`` without them (copied to another device and back) has them
-recomputed.  Each step is one BLAS product (with the weights negated once, it yields
-``-z``, so the sigmoid is ``1 / (1 + exp(-z))`` without a negation pass) and numpy's SIMD
-passes for ``exp``/``tanh`` over whole blocks (Numba's are scalar calls, and the
-vectorisable float64 ``exp`` of ``vector_math`` measured slower here), the rest of the
-step's arithmetic one Numba pass (``recurrent_kernels.gate_math``).  The backward's
+contiguous.  ``hs`` is a view of that buffer, so the backward finds the gates through
+``hs.base`` (``saved_state``); an ``hs`` without them (copied to another device and
+back) has them recomputed.  Each step is one BLAS product and, in float32, one Numba
+call for all the rest (``recurrent_kernels.step_float32``, vectorised exp/tanh).  In
+float64 the product uses the negated weights (it yields ``-z``, so the sigmoid is ``1 /
+(1 + exp(-z))`` without a negation pass), numpy's SIMD passes give ``exp``/``tanh`` over
+whole blocks and one Numba pass the rest (``recurrent_kernels.gate_math``).  The backward's
 arithmetic is one Numba pass per step (``recurrent_kernels.cell_backward``) and one
 product per step; the weight gradient is two products over the whole sequence.  The GRU
 keeps ``r, z, n`` and ``h @ W_hn.T + b_hn`` behind its output the same way; the Elman
@@ -80,6 +79,9 @@ def scan(xw, h0, c0, w_hh, b_hh, reverse=False):
     size = four // 4
     dtype = np.result_type(xw, h0, c0, w_hh, b_hh)
     hs, rest = _buffers(steps, n, size, dtype)
+    if dtype == np.float32 and _kernels(xw, h0, c0, w_hh, b_hh) is not None:
+        _scan_float32(hs, rest, xw, h0, c0, w_hh, b_hh, reverse)
+        return hs
     neg_w = np.negative(w_hh.T, dtype=dtype)   # h @ -W.T = -(h @ W.T), exactly
     neg_xw = np.subtract(np.negative(b_hh), xw, dtype=dtype)   # -(xw + b_hh), one pass
     g_neg = np.empty((n, size), dtype)
@@ -102,6 +104,32 @@ def scan(xw, h0, c0, w_hh, b_hh, reverse=False):
             np.multiply(gates[:, 3 * size:], tc, out=h)
             c_prev = c
     return hs
+
+
+def _all_steps(rest, n, size):
+    """Every step's ``gates`` (L, N, 4H), ``c`` and ``tanh c`` (L, N, H) at once: views of
+    the saved state, each step's block contiguous (``_step_views`` of all steps)."""
+    cut = n * 4 * size
+    return (rest[:, :cut].reshape(-1, n, 4 * size), rest[:, cut:cut + n * size].reshape(-1, n, size),
+            rest[:, cut + n * size:].reshape(-1, n, size))
+
+
+def _scan_float32(hs, rest, xw, h0, c0, w_hh, b_hh, reverse):
+    """``scan`` for float32 operands: per step one product and one kernel call
+    (``recurrent_kernels.step_float32``) doing the rest of the step."""
+    from . import recurrent_kernels
+    step = recurrent_kernels.step_float32
+    n, size = h0.shape
+    xwb = np.add(xw, b_hh, out=pool.empty(xw.shape, np.float32))
+    w_t = np.ascontiguousarray(w_hh.T)
+    gates, cells, tanh_c = _all_steps(rest, n, size)
+    h, c_prev = np.ascontiguousarray(h0), np.ascontiguousarray(c0)
+    for t in _order(xw.shape[0], reverse):
+        g = gates[t]
+        np.matmul(h, w_t, out=g)
+        h = hs[t]
+        step(g, xwb[t], c_prev, cells[t], tanh_c[t], h)
+        c_prev = cells[t]
 
 
 def _gate_math(gates, g_neg, c_prev, c, size):
@@ -174,14 +202,13 @@ def scan_backward(g_h, g_c, hs, xw, h0, c0, w_hh, b_hh, reverse=False):
     kernels = _kernels(g_h, rest, h0, c0, w_hh, dh)
     order = _order(steps, reverse)
     first = order[0]
-    for t in reversed(order):
+    if kernels is not None:
+        _backward_steps(kernels.cell_backward, np.ascontiguousarray(g_h), rest, dz, dh, dc,
+                        c0, w_hh, order)
+    for t in reversed(order if kernels is None else ()):
         gates, _, tc = _step_views(rest[t], n, size)
         z = dz[t]
         c_prev = c0 if t == first else _step_views(rest[t + (1 if reverse else -1)], n, size)[1]
-        if kernels is not None:
-            kernels.cell_backward(g_h[t], gates, tc, c_prev, dh, dc, z)
-            np.matmul(z, w_hh, out=dh)
-            continue
         i, f, g, o = (gates[:, k * size:(k + 1) * size] for k in range(4))
         h_bar = dh + g_h[t]
         c_bar = dc + h_bar * o * (1 - tc * tc)
@@ -197,6 +224,19 @@ def scan_backward(g_h, g_c, hs, xw, h0, c0, w_hh, b_hh, reverse=False):
     if steps > 1:
         d_w = d_w + dz[later].reshape(-1, four).T @ hs[earlier].reshape(-1, size)
     return dz, dh, dc, d_w.astype(dtype, copy=False), dz.reshape(-1, four).sum(0)
+
+
+def _backward_steps(cell_backward, g_h, rest, dz, dh, dc, c0, w_hh, order):
+    """``scan_backward``'s pass back through time with the Numba cell kernel: per step
+    one kernel call and one product (``dh`` and ``dc`` updated in place, ``dz`` filled)."""
+    n, size = dh.shape
+    gates, cells, tanh_c = _all_steps(rest, n, size)
+    back = 1 if order.step < 0 else -1          # the step before t in the scan's direction
+    first = order[0]
+    for t in reversed(order):
+        z = dz[t]
+        cell_backward(g_h[t], gates[t], tanh_c[t], c0 if t == first else cells[t + back], dh, dc, z)
+        np.matmul(z, w_hh, out=dh)
 
 
 def rnn_scan(xw, h0, w_hh, b_hh, relu=False, reverse=False):
