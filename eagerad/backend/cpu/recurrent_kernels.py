@@ -40,7 +40,7 @@ def gate_math(gates, g_neg, c_prev, c, unit):
             c[n, j] = row[size + j] * c_prev[n, j] + row[j] * g
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 def cell_backward(grad, gates, tanh_c, c_prev, dh, dc, dz):
     """One step back: ``grad`` (the gradient of this step's output h), ``dh`` (the
     carried gradient of h, from the next step's product) and ``dc`` (of c) in, ``dz`` (of
@@ -63,7 +63,7 @@ def cell_backward(grad, gates, tanh_c, c_prev, dh, dc, dz):
             do[j] = h_bar * tc[j] * o[j] * (1 - o[j])
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 def step_float32(gates, xwb, c_prev, c, tanh_c, h):
     """One float32 step forward after its product, every elementwise part in one call:
     ``gates`` (N, 4H) holds ``h_prev @ W_hh.T`` and ``xwb`` the step's ``xw + b_hh``; the
@@ -94,3 +94,54 @@ def step_float32(gates, xwb, c_prev, c, tanh_c, h):
             tc[j] = tanh_float32(cell[j])
         for j in range(size):
             out[j] = o[j] * tc[j]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+def gru_step_float32(hw, b_hh, xw, h_prev, block, h):
+    """One float32 GRU step forward after its product ``hw = h_prev @ W_hh.T`` (N, 3H):
+    ``block`` (N, 4H) receives ``[r, z, n, hn]`` (``hn = hw_n + b_hn``), ``h`` the new
+    state ``(1 - z) * n + z * h_prev``; the sums in numpy's order (``xw + (hw + b)``)."""
+    n_rows, size = h_prev.shape
+    one = np.float32(1.0)
+    b_rz, b_n = b_hh[:2 * size], b_hh[2 * size:]
+    for n in range(n_rows):
+        row, x, prod = block[n], xw[n], hw[n]
+        rz, new, hn = row[:2 * size], row[2 * size:3 * size], row[3 * size:]
+        r, z = row[:size], row[size:2 * size]
+        x_rz, x_n, prod_rz, prod_n = x[:2 * size], x[2 * size:], prod[:2 * size], prod[2 * size:]
+        prev, out = h_prev[n], h[n]
+        for j in range(2 * size):
+            rz[j] = one / (one + exp_float32(-(x_rz[j] + (prod_rz[j] + b_rz[j]))))
+        for j in range(size):
+            hn[j] = prod_n[j] + b_n[j]
+        for j in range(size):
+            new[j] = tanh_float32(r[j] * hn[j] + x_n[j])
+        for j in range(size):
+            out[j] = (one - z[j]) * new[j] + z[j] * prev[j]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+def gru_cell_backward(grad, carried, block, h_prev, dx, dw):
+    """One GRU step back: ``carried`` (N, H) holds the gradient of this step's h from the
+    later steps (``z * h_bar`` of the next step plus its product) and becomes this
+    step's ``z * h_bar`` (the caller adds ``dw @ W_hh``); ``dx`` (of ``xw``) and ``dw``
+    (of ``h @ W_hh.T + b_hh``) (N, 3H) are filled.  ``block`` holds ``[r, z, n, hn]``."""
+    n_rows, size = h_prev.shape
+    for n in range(n_rows):
+        row, d_x, d_w = block[n], dx[n], dw[n]
+        r, z, new, hn = row[:size], row[size:2 * size], row[2 * size:3 * size], row[3 * size:]
+        dx_r, dx_z, dx_n = d_x[:size], d_x[size:2 * size], d_x[2 * size:]
+        dw_r, dw_z, dw_n = d_w[:size], d_w[size:2 * size], d_w[2 * size:]
+        g, c, prev = grad[n], carried[n], h_prev[n]
+        for j in range(size):
+            h_bar = c[j] + g[j]
+            d_new = h_bar * (1 - z[j]) * (1 - new[j] * new[j])
+            dx_n[j] = d_new
+            dw_n[j] = d_new * r[j]
+            a = d_new * hn[j] * r[j] * (1 - r[j])
+            b = h_bar * (prev[j] - new[j]) * z[j] * (1 - z[j])
+            dx_r[j] = a
+            dw_r[j] = a
+            dx_z[j] = b
+            dw_z[j] = b
+            c[j] = h_bar * z[j]

@@ -114,22 +114,54 @@ def _all_steps(rest, n, size):
             rest[:, cut + n * size:].reshape(-1, n, size))
 
 
+def row_blocks(n):
+    """Row ranges a scan runs as separate recurrences (rows of a recurrence never mix,
+    so each block is a whole scan of its own): two halves when eagerad may use several
+    threads (``threads.get_num_threads``) and each half has at least 8 rows, shared
+    over the pool, else all rows in one.  Only the thread setting decides, never the
+    load, so results are the same from run to run; a block's products have fewer rows,
+    which may change the last bit of a float32 sum against one block.
+
+    >>> row_blocks(4)
+    [(0, 4)]
+    """
+    from . import threads
+    if threads.get_num_threads() < 2 or n < 16:
+        return [(0, n)]
+    return [(0, n // 2), (n // 2, n)]
+
+
+def _by_rows(run, n):
+    """``run(lo, hi)`` for every block of ``row_blocks(n)``, shared over the pool."""
+    from . import threads
+    blocks = row_blocks(n)
+    if len(blocks) == 1:
+        run(0, n)
+    else:
+        threads.share(lambda i: run(*blocks[i]), len(blocks))
+
+
 def _scan_float32(hs, rest, xw, h0, c0, w_hh, b_hh, reverse):
     """``scan`` for float32 operands: per step one product and one kernel call
-    (``recurrent_kernels.step_float32``) doing the rest of the step."""
+    (``recurrent_kernels.step_float32``) doing the rest of the step; rows in
+    ``row_blocks``."""
     from . import recurrent_kernels
     step = recurrent_kernels.step_float32
     n, size = h0.shape
     xwb = np.add(xw, b_hh, out=pool.empty(xw.shape, np.float32))
     w_t = np.ascontiguousarray(w_hh.T)
     gates, cells, tanh_c = _all_steps(rest, n, size)
-    h, c_prev = np.ascontiguousarray(h0), np.ascontiguousarray(c0)
-    for t in _order(xw.shape[0], reverse):
-        g = gates[t]
-        np.matmul(h, w_t, out=g)
-        h = hs[t]
-        step(g, xwb[t], c_prev, cells[t], tanh_c[t], h)
-        c_prev = cells[t]
+    h0, c0 = np.ascontiguousarray(h0), np.ascontiguousarray(c0)
+
+    def run(lo, hi):
+        h, c_prev = h0[lo:hi], c0[lo:hi]
+        for t in _order(xw.shape[0], reverse):
+            g = gates[t, lo:hi]
+            np.matmul(h, w_t, out=g)
+            h, c = hs[t, lo:hi], cells[t, lo:hi]
+            step(g, xwb[t, lo:hi], c_prev, c, tanh_c[t, lo:hi], h)
+            c_prev = c
+    _by_rows(run, n)
 
 
 def _gate_math(gates, g_neg, c_prev, c, size):
@@ -218,25 +250,50 @@ def scan_backward(g_h, g_c, hs, xw, h0, c0, w_hh, b_hh, reverse=False):
         z[:, 2 * size:3 * size] = c_bar * i * (1 - g * g)
         z[:, 3 * size:] = h_bar * tc * o * (1 - o)
         dh = z @ w_hh
-    # h_prev of step t is the state of the step before it in the scan's direction
-    later, earlier = (slice(None, -1), slice(1, None)) if reverse else (slice(1, None), slice(None, -1))
-    d_w = dz[first].T @ h0
-    if steps > 1:
-        d_w = d_w + dz[later].reshape(-1, four).T @ hs[earlier].reshape(-1, size)
+    d_w = _weight_grad(dz, hs, h0, reverse)
     return dz, dh, dc, d_w.astype(dtype, copy=False), dz.reshape(-1, four).sum(0)
 
 
 def _backward_steps(cell_backward, g_h, rest, dz, dh, dc, c0, w_hh, order):
     """``scan_backward``'s pass back through time with the Numba cell kernel: per step
-    one kernel call and one product (``dh`` and ``dc`` updated in place, ``dz`` filled)."""
+    one kernel call and one product (``dh`` and ``dc`` updated in place, ``dz`` filled);
+    rows in ``row_blocks``, as the forward."""
     n, size = dh.shape
     gates, cells, tanh_c = _all_steps(rest, n, size)
     back = 1 if order.step < 0 else -1          # the step before t in the scan's direction
     first = order[0]
-    for t in reversed(order):
-        z = dz[t]
-        cell_backward(g_h[t], gates[t], tanh_c[t], c0 if t == first else cells[t + back], dh, dc, z)
-        np.matmul(z, w_hh, out=dh)
+
+    def run(lo, hi):
+        carried_h, carried_c = dh[lo:hi], dc[lo:hi]
+        for t in reversed(order):
+            z = dz[t, lo:hi]
+            c_prev = c0[lo:hi] if t == first else cells[t + back, lo:hi]
+            cell_backward(g_h[t, lo:hi], gates[t, lo:hi], tanh_c[t, lo:hi], c_prev,
+                          carried_h, carried_c, z)
+            np.matmul(z, w_hh, out=carried_h)
+    _by_rows(run, n)
+
+
+def _weight_grad(d_pre, hs, h0, reverse):
+    """The recurrent weight's gradient ``sum_t d_pre_t.T @ h_prev_t`` (``h_prev`` of step
+    t is the state of the step before it in the scan's direction, ``h0`` for the first):
+    one product over all later steps, split over the pool where large
+    (``threads.matmul``, bit-identical to one call), plus the first step's.
+
+    >>> d = np.ones((2, 1, 3)); float(_weight_grad(d, np.ones((2, 1, 2)), np.zeros((1, 2)), False)[0, 0])
+    1.0
+    """
+    from .threads import matmul as split_matmul
+    later, earlier = (slice(None, -1), slice(1, None)) if reverse else (slice(1, None), slice(None, -1))
+    first = d_pre[-1 if reverse else 0].T @ h0 if h0.any() else None   # (h0 = 0: no term)
+    if d_pre.shape[0] == 1:
+        return first if first is not None else np.zeros((d_pre.shape[-1], h0.shape[-1]),
+                                                        np.result_type(d_pre, h0))
+    a = d_pre[later].reshape(-1, d_pre.shape[-1]).T
+    b = hs[earlier].reshape(-1, hs.shape[-1])
+    rest = split_matmul(a, b)
+    rest = a @ b if rest is None else rest
+    return rest if first is None else first + rest
 
 
 def rnn_scan(xw, h0, w_hh, b_hh, relu=False, reverse=False):
@@ -290,10 +347,7 @@ def rnn_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, relu=False, reverse=False):
         else:
             d *= 1 - h * h
         dh = d @ w_hh
-    later, earlier = (slice(None, -1), slice(1, None)) if reverse else (slice(1, None), slice(None, -1))
-    d_w = dpre[order[0]].T @ h0
-    if steps > 1:
-        d_w = d_w + dpre[later].reshape(-1, size).T @ hs[earlier].reshape(-1, size)
+    d_w = _weight_grad(dpre, hs, h0, reverse)
     return dpre, dh.astype(dtype, copy=False), d_w.astype(dtype, copy=False), \
         dpre.reshape(-1, size).sum(0)
 
@@ -314,6 +368,15 @@ def gru_scan(xw, h0, w_hh, b_hh, reverse=False):
     w_t = w_hh.T.astype(dtype, copy=False)
     hw = np.empty((n, three), dtype)
     h = h0
+    if dtype == np.float32 and _kernels(xw, h0, w_hh, b_hh) is not None:
+        from .recurrent_kernels import gru_step_float32
+        xw, b_hh, h = np.ascontiguousarray(xw), np.ascontiguousarray(b_hh), np.ascontiguousarray(h0)
+        blocks = rest.reshape(steps, n, 4 * size)
+        for t in _order(steps, reverse):
+            np.matmul(h, w_t, out=hw)
+            gru_step_float32(hw, b_hh, xw[t], h, blocks[t], hs[t])
+            h = hs[t]
+        return hs
     with np.errstate(over="ignore"):
         for t in _order(steps, reverse):
             block = rest[t].reshape(n, 4 * size)       # [r, z, n, hn] of the step
@@ -362,6 +425,15 @@ def gru_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, reverse=False):
     dh = np.zeros((n, size), dtype)
     order = _order(steps, reverse)
     first = order[0]
+    if _kernels(g_h, rest, h0, w_hh, dh) is not None:
+        from .recurrent_kernels import gru_cell_backward
+        g_h, h0 = np.ascontiguousarray(g_h), np.ascontiguousarray(h0)
+        blocks, product = rest.reshape(steps, n, 4 * size), np.empty((n, size), dtype)
+        for t in reversed(order):
+            gru_cell_backward(g_h[t], dh, blocks[t], h0 if t == first else hs[t + (1 if reverse else -1)],
+                              d_xw[t], d_hw[t])
+            dh += np.matmul(d_hw[t], w_hh, out=product)
+        order = ()
     for t in reversed(order):
         r, z, new, hn = (rest[t].reshape(n, 4 * size)[:, k * size:(k + 1) * size]
                          for k in range(4))
@@ -375,9 +447,6 @@ def gru_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, reverse=False):
         dx[:, size:2 * size] = h_bar * (h_prev - new) * z * (1 - z)
         dw[:, :2 * size] = dx[:, :2 * size]
         dh = h_bar * z + dw @ w_hh
-    later, earlier = (slice(None, -1), slice(1, None)) if reverse else (slice(1, None), slice(None, -1))
-    d_w = d_hw[first].T @ h0
-    if steps > 1:
-        d_w = d_w + d_hw[later].reshape(-1, three).T @ hs[earlier].reshape(-1, size)
+    d_w = _weight_grad(d_hw, hs, h0, reverse)
     return (d_xw, dh.astype(dtype, copy=False), d_w.astype(dtype, copy=False),
             d_hw.reshape(-1, three).sum(0))
