@@ -1,12 +1,9 @@
 """The recurrent scans' Numba step kernels (issue 23): the float32 LSTM and GRU steps
 (vectorised exp/tanh) and the GRU's backward kernel give the numpy passes' numbers within
-float rounding, both checked against a float64 run of the same inputs; with several
-threads an LSTM batch runs as two row blocks, whose results equal one block's within
-float rounding, forward and backward."""
+float rounding, both checked against a float64 run of the same inputs."""
 import numpy as np
 import pytest
 
-import eagerad
 from eagerad.backend.cpu import recurrent_scan as rs
 
 
@@ -37,30 +34,3 @@ def test_gru_kernels_equal_the_numpy_passes(dtype, reverse, monkeypatch):
         np.testing.assert_allclose(a, b, **tol)
         if dtype == "float32":                    # both near the float64 run
             np.testing.assert_allclose(a, e, rtol=2e-5, atol=2e-5)
-
-
-def _lstm_run(args, g_h):
-    hs = rs.scan(*args)
-    return [hs.copy()] + [a.copy() for a in rs.scan_backward(g_h, None, hs, *args)]
-
-
-def test_lstm_row_blocks_equal_one_block():
-    rng = np.random.default_rng(1)
-    n, size = 20, 8
-    args = [(0.8 * rng.standard_normal(s)).astype(np.float32) for s in
-            ((6, n, 4 * size), (n, size), (n, size), (4 * size, size), (4 * size,))]
-    g_h = rng.standard_normal((6, n, size)).astype(np.float32)
-    old = eagerad.get_num_threads()
-    try:
-        eagerad.set_num_threads(1)
-        assert rs.row_blocks(n) == [(0, n)]
-        one = _lstm_run(args, g_h)
-        eagerad.set_num_threads(2)
-        assert rs.row_blocks(n) == [(0, 10), (10, n)]
-        two = _lstm_run(args, g_h)
-    finally:
-        eagerad.set_num_threads(old)
-    exact = _lstm_run([a.astype(np.float64) for a in args], g_h.astype(np.float64))
-    for a, b, e in zip(two, one, exact):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
-        np.testing.assert_allclose(a, e, rtol=1e-4, atol=1e-4)

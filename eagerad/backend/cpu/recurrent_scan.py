@@ -114,54 +114,22 @@ def _all_steps(rest, n, size):
             rest[:, cut + n * size:].reshape(-1, n, size))
 
 
-def row_blocks(n):
-    """Row ranges a scan runs as separate recurrences (rows of a recurrence never mix,
-    so each block is a whole scan of its own): two halves when eagerad may use several
-    threads (``threads.get_num_threads``) and each half has at least 8 rows, shared
-    over the pool, else all rows in one.  Only the thread setting decides, never the
-    load, so results are the same from run to run; a block's products have fewer rows,
-    which may change the last bit of a float32 sum against one block.
-
-    >>> row_blocks(4)
-    [(0, 4)]
-    """
-    from . import threads
-    if threads.get_num_threads() < 2 or n < 16:
-        return [(0, n)]
-    return [(0, n // 2), (n // 2, n)]
-
-
-def _by_rows(run, n):
-    """``run(lo, hi)`` for every block of ``row_blocks(n)``, shared over the pool."""
-    from . import threads
-    blocks = row_blocks(n)
-    if len(blocks) == 1:
-        run(0, n)
-    else:
-        threads.share(lambda i: run(*blocks[i]), len(blocks))
-
-
 def _scan_float32(hs, rest, xw, h0, c0, w_hh, b_hh, reverse):
     """``scan`` for float32 operands: per step one product and one kernel call
-    (``recurrent_kernels.step_float32``) doing the rest of the step; rows in
-    ``row_blocks``."""
+    (``recurrent_kernels.step_float32``) doing the rest of the step."""
     from . import recurrent_kernels
     step = recurrent_kernels.step_float32
     n, size = h0.shape
     xwb = np.add(xw, b_hh, out=pool.empty(xw.shape, np.float32))
     w_t = np.ascontiguousarray(w_hh.T)
     gates, cells, tanh_c = _all_steps(rest, n, size)
-    h0, c0 = np.ascontiguousarray(h0), np.ascontiguousarray(c0)
-
-    def run(lo, hi):
-        h, c_prev = h0[lo:hi], c0[lo:hi]
-        for t in _order(xw.shape[0], reverse):
-            g = gates[t, lo:hi]
-            np.matmul(h, w_t, out=g)
-            h, c = hs[t, lo:hi], cells[t, lo:hi]
-            step(g, xwb[t, lo:hi], c_prev, c, tanh_c[t, lo:hi], h)
-            c_prev = c
-    _by_rows(run, n)
+    h, c_prev = np.ascontiguousarray(h0), np.ascontiguousarray(c0)
+    for t in _order(xw.shape[0], reverse):
+        g = gates[t]
+        np.matmul(h, w_t, out=g)
+        h = hs[t]
+        step(g, xwb[t], c_prev, cells[t], tanh_c[t], h)
+        c_prev = cells[t]
 
 
 def _gate_math(gates, g_neg, c_prev, c, size):
@@ -256,22 +224,15 @@ def scan_backward(g_h, g_c, hs, xw, h0, c0, w_hh, b_hh, reverse=False):
 
 def _backward_steps(cell_backward, g_h, rest, dz, dh, dc, c0, w_hh, order):
     """``scan_backward``'s pass back through time with the Numba cell kernel: per step
-    one kernel call and one product (``dh`` and ``dc`` updated in place, ``dz`` filled);
-    rows in ``row_blocks``, as the forward."""
+    one kernel call and one product (``dh`` and ``dc`` updated in place, ``dz`` filled)."""
     n, size = dh.shape
     gates, cells, tanh_c = _all_steps(rest, n, size)
     back = 1 if order.step < 0 else -1          # the step before t in the scan's direction
     first = order[0]
-
-    def run(lo, hi):
-        carried_h, carried_c = dh[lo:hi], dc[lo:hi]
-        for t in reversed(order):
-            z = dz[t, lo:hi]
-            c_prev = c0[lo:hi] if t == first else cells[t + back, lo:hi]
-            cell_backward(g_h[t, lo:hi], gates[t, lo:hi], tanh_c[t, lo:hi], c_prev,
-                          carried_h, carried_c, z)
-            np.matmul(z, w_hh, out=carried_h)
-    _by_rows(run, n)
+    for t in reversed(order):
+        z = dz[t]
+        cell_backward(g_h[t], gates[t], tanh_c[t], c0 if t == first else cells[t + back], dh, dc, z)
+        np.matmul(z, w_hh, out=dh)
 
 
 def _weight_grad(d_pre, hs, h0, reverse):
