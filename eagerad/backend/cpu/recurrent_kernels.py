@@ -64,9 +64,10 @@ def cell_backward(grad, gates, tanh_c, c_prev, dh, dc, dz):
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
-def step_float32(gates, xwb, c_prev, c, tanh_c, h):
+def step_float32(gates, xw, b_hh, c_prev, c, tanh_c, h):
     """One float32 step forward after its product, every elementwise part in one call:
-    ``gates`` (N, 4H) holds ``h_prev @ W_hh.T`` and ``xwb`` the step's ``xw + b_hh``; the
+    ``gates`` (N, 4H) holds ``h_prev @ W_hh.T``, to which the step's ``xw + b_hh`` is
+    added (that sum first, as numpy's passes did); the
     gates become ``[i, f, g, o]`` (sigmoid, sigmoid, tanh, sigmoid of their sums) in
     place, ``c``, ``tanh_c`` and ``h`` receive the new cell state, its tanh and
     ``o * tanh c``.  The exp and tanh are vectorised float32 arithmetic (within 1-2 ulp
@@ -75,13 +76,13 @@ def step_float32(gates, xwb, c_prev, c, tanh_c, h):
     n_rows, size = c_prev.shape
     one = np.float32(1.0)
     for n in range(n_rows):
-        row, x = gates[n], xwb[n]
+        row, x = gates[n], xw[n]
         prev, cell, tc, out = c_prev[n], c[n], tanh_c[n], h[n]
         # slices, each loop from 0: loops with an offset start stayed scalar
         i_f, g, o = row[:2 * size], row[2 * size:3 * size], row[3 * size:]
         i, f = row[:size], row[size:2 * size]
         for j in range(4 * size):
-            row[j] = row[j] + x[j]
+            row[j] = row[j] + (x[j] + b_hh[j])
         for j in range(2 * size):
             i_f[j] = one / (one + exp_float32(-i_f[j]))
         for j in range(size):

@@ -120,7 +120,7 @@ def _scan_float32(hs, rest, xw, h0, c0, w_hh, b_hh, reverse):
     from . import recurrent_kernels
     step = recurrent_kernels.step_float32
     n, size = h0.shape
-    xwb = np.add(xw, b_hh, out=pool.empty(xw.shape, np.float32))
+    xw, b_hh = np.ascontiguousarray(xw), np.ascontiguousarray(b_hh)
     w_t = np.ascontiguousarray(w_hh.T)
     gates, cells, tanh_c = _all_steps(rest, n, size)
     h, c_prev = np.ascontiguousarray(h0), np.ascontiguousarray(c0)
@@ -128,7 +128,7 @@ def _scan_float32(hs, rest, xw, h0, c0, w_hh, b_hh, reverse):
         g = gates[t]
         np.matmul(h, w_t, out=g)
         h = hs[t]
-        step(g, xwb[t], c_prev, cells[t], tanh_c[t], h)
+        step(g, xw[t], b_hh, c_prev, cells[t], tanh_c[t], h)
         c_prev = cells[t]
 
 
