@@ -1,9 +1,11 @@
-"""Numba kernels of the fused LSTM scan (``recurrent_scan.py``): the arithmetic of one
-step, forward and backward, in one pass over its (N, H) units instead of 6 and ~15 numpy
-passes.  float32 forward (``step_float32``): the whole step after its product, with the
+"""Numba kernels of the fused LSTM and GRU scans (``recurrent_scan.py``): the arithmetic
+of one step, forward and backward, in one call over its (N, H) units instead of 6-15
+numpy passes.  float32 forward (``step_float32``): the whole step after its product, with the
 vectorised float32 ``exp`` (``vector_math``, within 1 ulp) and ``tanh`` (``kernels``,
 within 2 ulp) in the loops (numpy's SIMD passes cost twice as much, Numba's own
-``math.exp`` is a scalar call).  float64 forward (``gate_math``): the transcendental
+``math.exp`` is a scalar call); the GRU's float32 step likewise
+(``gru_step_float32``), its backward one call per step in either dtype
+(``gru_cell_backward``).  float64 LSTM forward (``gate_math``): the transcendental
 values come in from numpy and the operations are numpy's, in the operands' dtype and
 order, so the numbers are the same to the bit.  Each loop is a simple pass from index 0
 over one row's slice: loops with an offset start or several outputs stayed scalar.
