@@ -5,14 +5,13 @@ backward one call each: the LSTM (``ops/recurrent.py``'s ``lstm_scan`` and
 The forward writes one buffer per layer: the hidden states ``hs`` (L, N, H) first (the
 op's output, contiguous, so the next layer's input projection reads it as is) and behind
 them, per step, the gates (N, 4H), ``c`` and ``tanh c`` (N, H) for the backward, each
-contiguous (numpy's SIMD loops then run over a whole block, not row by row).  ``hs`` is a
-view of that buffer, so the backward finds the gates through ``hs.base``
-(``saved_state``); an ``hs`` without them (copied to another device and back) has them
-recomputed.  Each step is one BLAS product (with the weights negated once, it yields
-``-z``, so the sigmoid is ``1 / (1 + exp(-z))`` without a negation pass) and numpy's SIMD
-passes for ``exp``/``tanh`` over whole blocks (Numba's are scalar calls, and the
-vectorisable float64 ``exp`` of ``vector_math`` measured slower here), the rest of the
-step's arithmetic one Numba pass (``recurrent_kernels.gate_math``).  The backward's
+contiguous.  ``hs`` is a view of that buffer, so the backward finds the gates through
+``hs.base`` (``saved_state``); an ``hs`` without them (copied to another device and
+back) has them recomputed.  Each step is one BLAS product and, in float32, one Numba
+call for all the rest (``recurrent_kernels.step_float32``, vectorised exp/tanh).  In
+float64 the product uses the negated weights (it yields ``-z``, so the sigmoid is ``1 /
+(1 + exp(-z))`` without a negation pass), numpy's SIMD passes give ``exp``/``tanh`` over
+whole blocks and one Numba pass the rest (``recurrent_kernels.gate_math``).  The backward's
 arithmetic is one Numba pass per step (``recurrent_kernels.cell_backward``) and one
 product per step; the weight gradient is two products over the whole sequence.  The GRU
 keeps ``r, z, n`` and ``h @ W_hn.T + b_hn`` behind its output the same way; the Elman
@@ -80,6 +79,9 @@ def scan(xw, h0, c0, w_hh, b_hh, reverse=False):
     size = four // 4
     dtype = np.result_type(xw, h0, c0, w_hh, b_hh)
     hs, rest = _buffers(steps, n, size, dtype)
+    if dtype == np.float32 and _kernels(xw, h0, c0, w_hh, b_hh) is not None:
+        _scan_float32(hs, rest, xw, h0, c0, w_hh, b_hh, reverse)
+        return hs
     neg_w = np.negative(w_hh.T, dtype=dtype)   # h @ -W.T = -(h @ W.T), exactly
     neg_xw = np.subtract(np.negative(b_hh), xw, dtype=dtype)   # -(xw + b_hh), one pass
     g_neg = np.empty((n, size), dtype)
@@ -102,6 +104,32 @@ def scan(xw, h0, c0, w_hh, b_hh, reverse=False):
             np.multiply(gates[:, 3 * size:], tc, out=h)
             c_prev = c
     return hs
+
+
+def _all_steps(rest, n, size):
+    """Every step's ``gates`` (L, N, 4H), ``c`` and ``tanh c`` (L, N, H) at once: views of
+    the saved state, each step's block contiguous (``_step_views`` of all steps)."""
+    cut = n * 4 * size
+    return (rest[:, :cut].reshape(-1, n, 4 * size), rest[:, cut:cut + n * size].reshape(-1, n, size),
+            rest[:, cut + n * size:].reshape(-1, n, size))
+
+
+def _scan_float32(hs, rest, xw, h0, c0, w_hh, b_hh, reverse):
+    """``scan`` for float32 operands: per step one product and one kernel call
+    (``recurrent_kernels.step_float32``) doing the rest of the step."""
+    from . import recurrent_kernels
+    step = recurrent_kernels.step_float32
+    n, size = h0.shape
+    xw, b_hh = np.ascontiguousarray(xw), np.ascontiguousarray(b_hh)
+    w_t = np.ascontiguousarray(w_hh.T)
+    gates, cells, tanh_c = _all_steps(rest, n, size)
+    h, c_prev = np.ascontiguousarray(h0), np.ascontiguousarray(c0)
+    for t in _order(xw.shape[0], reverse):
+        g = gates[t]
+        np.matmul(h, w_t, out=g)
+        h = hs[t]
+        step(g, xw[t], b_hh, c_prev, cells[t], tanh_c[t], h)
+        c_prev = cells[t]
 
 
 def _gate_math(gates, g_neg, c_prev, c, size):
@@ -174,14 +202,13 @@ def scan_backward(g_h, g_c, hs, xw, h0, c0, w_hh, b_hh, reverse=False):
     kernels = _kernels(g_h, rest, h0, c0, w_hh, dh)
     order = _order(steps, reverse)
     first = order[0]
-    for t in reversed(order):
+    if kernels is not None:
+        _backward_steps(kernels.cell_backward, np.ascontiguousarray(g_h), rest, dz, dh, dc,
+                        c0, w_hh, order)
+    for t in reversed(order if kernels is None else ()):
         gates, _, tc = _step_views(rest[t], n, size)
         z = dz[t]
         c_prev = c0 if t == first else _step_views(rest[t + (1 if reverse else -1)], n, size)[1]
-        if kernels is not None:
-            kernels.cell_backward(g_h[t], gates, tc, c_prev, dh, dc, z)
-            np.matmul(z, w_hh, out=dh)
-            continue
         i, f, g, o = (gates[:, k * size:(k + 1) * size] for k in range(4))
         h_bar = dh + g_h[t]
         c_bar = dc + h_bar * o * (1 - tc * tc)
@@ -191,12 +218,43 @@ def scan_backward(g_h, g_c, hs, xw, h0, c0, w_hh, b_hh, reverse=False):
         z[:, 2 * size:3 * size] = c_bar * i * (1 - g * g)
         z[:, 3 * size:] = h_bar * tc * o * (1 - o)
         dh = z @ w_hh
-    # h_prev of step t is the state of the step before it in the scan's direction
-    later, earlier = (slice(None, -1), slice(1, None)) if reverse else (slice(1, None), slice(None, -1))
-    d_w = dz[first].T @ h0
-    if steps > 1:
-        d_w = d_w + dz[later].reshape(-1, four).T @ hs[earlier].reshape(-1, size)
+    d_w = _weight_grad(dz, hs, h0, reverse)
     return dz, dh, dc, d_w.astype(dtype, copy=False), dz.reshape(-1, four).sum(0)
+
+
+def _backward_steps(cell_backward, g_h, rest, dz, dh, dc, c0, w_hh, order):
+    """``scan_backward``'s pass back through time with the Numba cell kernel: per step
+    one kernel call and one product (``dh`` and ``dc`` updated in place, ``dz`` filled)."""
+    n, size = dh.shape
+    gates, cells, tanh_c = _all_steps(rest, n, size)
+    back = 1 if order.step < 0 else -1          # the step before t in the scan's direction
+    first = order[0]
+    for t in reversed(order):
+        z = dz[t]
+        cell_backward(g_h[t], gates[t], tanh_c[t], c0 if t == first else cells[t + back], dh, dc, z)
+        np.matmul(z, w_hh, out=dh)
+
+
+def _weight_grad(d_pre, hs, h0, reverse):
+    """The recurrent weight's gradient ``sum_t d_pre_t.T @ h_prev_t`` (``h_prev`` of step
+    t is the state of the step before it in the scan's direction, ``h0`` for the first):
+    one product over all later steps, split over the pool where large
+    (``threads.matmul``, bit-identical to one call), plus the first step's.
+
+    >>> d = np.ones((2, 1, 3)); float(_weight_grad(d, np.ones((2, 1, 2)), np.zeros((1, 2)), False)[0, 0])
+    1.0
+    """
+    from .threads import matmul as split_matmul
+    later, earlier = (slice(None, -1), slice(1, None)) if reverse else (slice(1, None), slice(None, -1))
+    first = d_pre[-1 if reverse else 0].T @ h0 if h0.any() else None   # (h0 = 0: no term)
+    if d_pre.shape[0] == 1:
+        return first if first is not None else np.zeros((d_pre.shape[-1], h0.shape[-1]),
+                                                        np.result_type(d_pre, h0))
+    a = d_pre[later].reshape(-1, d_pre.shape[-1]).T
+    b = hs[earlier].reshape(-1, hs.shape[-1])
+    rest = split_matmul(a, b)
+    rest = a @ b if rest is None else rest
+    return rest if first is None else first + rest
 
 
 def rnn_scan(xw, h0, w_hh, b_hh, relu=False, reverse=False):
@@ -250,10 +308,7 @@ def rnn_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, relu=False, reverse=False):
         else:
             d *= 1 - h * h
         dh = d @ w_hh
-    later, earlier = (slice(None, -1), slice(1, None)) if reverse else (slice(1, None), slice(None, -1))
-    d_w = dpre[order[0]].T @ h0
-    if steps > 1:
-        d_w = d_w + dpre[later].reshape(-1, size).T @ hs[earlier].reshape(-1, size)
+    d_w = _weight_grad(dpre, hs, h0, reverse)
     return dpre, dh.astype(dtype, copy=False), d_w.astype(dtype, copy=False), \
         dpre.reshape(-1, size).sum(0)
 
@@ -274,6 +329,15 @@ def gru_scan(xw, h0, w_hh, b_hh, reverse=False):
     w_t = w_hh.T.astype(dtype, copy=False)
     hw = np.empty((n, three), dtype)
     h = h0
+    if dtype == np.float32 and _kernels(xw, h0, w_hh, b_hh) is not None:
+        from .recurrent_kernels import gru_step_float32
+        xw, b_hh, h = np.ascontiguousarray(xw), np.ascontiguousarray(b_hh), np.ascontiguousarray(h0)
+        blocks = rest.reshape(steps, n, 4 * size)
+        for t in _order(steps, reverse):
+            np.matmul(h, w_t, out=hw)
+            gru_step_float32(hw, b_hh, xw[t], h, blocks[t], hs[t])
+            h = hs[t]
+        return hs
     with np.errstate(over="ignore"):
         for t in _order(steps, reverse):
             block = rest[t].reshape(n, 4 * size)       # [r, z, n, hn] of the step
@@ -322,6 +386,15 @@ def gru_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, reverse=False):
     dh = np.zeros((n, size), dtype)
     order = _order(steps, reverse)
     first = order[0]
+    if _kernels(g_h, rest, h0, w_hh, dh) is not None:
+        from .recurrent_kernels import gru_cell_backward
+        g_h, h0 = np.ascontiguousarray(g_h), np.ascontiguousarray(h0)
+        blocks, product = rest.reshape(steps, n, 4 * size), np.empty((n, size), dtype)
+        for t in reversed(order):
+            gru_cell_backward(g_h[t], dh, blocks[t], h0 if t == first else hs[t + (1 if reverse else -1)],
+                              d_xw[t], d_hw[t])
+            dh += np.matmul(d_hw[t], w_hh, out=product)
+        order = ()
     for t in reversed(order):
         r, z, new, hn = (rest[t].reshape(n, 4 * size)[:, k * size:(k + 1) * size]
                          for k in range(4))
@@ -335,9 +408,6 @@ def gru_scan_backward(g_h, hs, xw, h0, w_hh, b_hh, reverse=False):
         dx[:, size:2 * size] = h_bar * (h_prev - new) * z * (1 - z)
         dw[:, :2 * size] = dx[:, :2 * size]
         dh = h_bar * z + dw @ w_hh
-    later, earlier = (slice(None, -1), slice(1, None)) if reverse else (slice(1, None), slice(None, -1))
-    d_w = d_hw[first].T @ h0
-    if steps > 1:
-        d_w = d_w + d_hw[later].reshape(-1, three).T @ hs[earlier].reshape(-1, size)
+    d_w = _weight_grad(d_hw, hs, h0, reverse)
     return (d_xw, dh.astype(dtype, copy=False), d_w.astype(dtype, copy=False),
             d_hw.reshape(-1, three).sum(0))
