@@ -105,6 +105,37 @@ def test_layer_norm_is_one_op_and_matches_torch(dtype, tol, affine):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=tol, atol=10 * tol)
 
 
+def test_layer_norm_of_a_3d_input_is_one_node_and_matches_torch_to_second_order():
+    # (batch, seq, d) with normalized_shape (d,): the op runs on the 3-D tensor itself
+    rng = np.random.default_rng(8)
+    (xe, we, be), (xt, wt, bt) = _pair(rng.standard_normal((2, 3, 5)) * 2 + 1,
+                                       rng.standard_normal(5), rng.standard_normal(5))
+    ye = F.layer_norm(xe, (5,), we, be, eps=1e-3)
+    yt = torch.nn.functional.layer_norm(xt, (5,), wt, bt, eps=1e-3)
+    assert ye.grad_fn.name == "LayerNormRowsBackward" and ye.grad_fn.next[0][0] is xe
+    np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=1e-12, atol=1e-12)
+    ge = autograd.grad((ye ** 3).sum(), [xe, we, be], create_graph=True)
+    gt = torch.autograd.grad((yt ** 3).sum(), [xt, wt, bt], create_graph=True)
+    for a, b in zip(ge, gt):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-10)
+    he = autograd.grad(sum((g ** 2).sum() for g in ge), [xe, we, be])
+    ht = torch.autograd.grad(sum((g ** 2).sum() for g in gt), [xt, wt, bt])
+    for a, b in zip(he, ht):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-9, atol=1e-10)
+
+    def fn(x, w, b):
+        return F.layer_norm(x, (4,), w, b, eps=0.1)
+    args = [eagerad.tensor(rng.standard_normal(s), requires_grad=True) for s in ((2, 3, 4), (4,), (4,))]
+    assert gradcheck(fn, args, check_forward_ad=True)
+    assert gradgradcheck(fn, args)
+    # vmap over a leading axis: the per-sample results
+    x = eagerad.tensor(rng.standard_normal((3, 2, 4)))
+    batched = eagerad.vmap(lambda a: fn(a, args[1].detach(), args[2].detach()))(x)
+    for i in range(3):
+        np.testing.assert_allclose(batched[i].numpy(), fn(x[i], args[1].detach(), args[2].detach()).numpy(),
+                                   rtol=1e-14, atol=1e-14)
+
+
 def test_layer_norm_second_order_against_torch_and_gradchecks():
     rng = np.random.default_rng(5)
     (xe, we, be), (xt, wt, bt) = _pair(rng.standard_normal((4, 6)), rng.standard_normal(6),
@@ -127,8 +158,12 @@ def test_layer_norm_second_order_against_torch_and_gradchecks():
 def test_layer_norm_module_takes_the_fused_path_with_parameters():
     import eagerad.torch as face
     layer = face.nn.LayerNorm(8)
-    y = layer(face.randn(2, 3, 8))
-    assert y.grad_fn.next[0][0].name == "LayerNormRowsBackward"
+    x = face.randn(2, 3, 8, requires_grad=True)
+    y = layer(x)
+    # one node on the (2, 3, 8) input itself: no reshapes to rows and back
+    assert y.grad_fn.name == "LayerNormRowsBackward" and y.grad_fn.next[0][0] is x
+    y.sum().backward()
+    assert x.grad.shape == (2, 3, 8) and layer.weight.grad.shape == (8,)
 
 
 @pytest.mark.parametrize("kw", [dict(kernel_size=2, stride=2), dict(kernel_size=3, stride=2, padding=1),
