@@ -31,9 +31,10 @@ _ONE, _ZERO = np.float32(1.0), np.float32(0.0)
 
 
 @njit(cache=True, error_model="numpy", fastmath={"reassoc", "contract"})
-def _normalise_rows(out):
-    """``out[i] /= sum(out[i])``: float64 sums, scaled by the float32 reciprocal."""
-    for i in range(out.shape[0]):
+def _normalise_rows(out, lo, hi):
+    """``out[i] /= sum(out[i])`` for rows ``lo <= i < hi``: float64 sums, scaled by the
+    float32 reciprocal."""
+    for i in range(lo, hi):
         s = 0.0
         for j in range(out.shape[1]):
             s += np.float64(out[i, j])
@@ -43,29 +44,21 @@ def _normalise_rows(out):
 
 
 @njit(cache=True, error_model="numpy", fastmath={"contract"})
-def _shifted_exp(x, out):
-    """``out[i] = exp(x[i] - max(x[i]))``."""
-    rows, cols = x.shape
-    for i in range(rows):
+def _shifted_exp(x, out, lo, hi):
+    """``out[i] = exp(x[i] - max(x[i]))`` for rows ``lo <= i < hi``."""
+    for i in range(lo, hi):
         m = x[i, 0]
-        for j in range(1, cols):
+        for j in range(1, x.shape[1]):
             v = x[i, j]
             m = v if v > m else m
-        for j in range(cols):
+        for j in range(x.shape[1]):
             out[i, j] = exp32(x[i, j] - m)
 
 
-@njit(cache=True, error_model="numpy")
-def softmax_rows(x, out):
-    """``out[i] = softmax(x[i])`` for C-contiguous float32 matrices ``x``, ``out``."""
-    _shifted_exp(x, out)
-    _normalise_rows(out)
-
-
 @njit(cache=True, error_model="numpy", fastmath={"reassoc", "contract"})
-def _row_dots(g, ans, dots):
+def _row_dots(g, ans, dots, lo, hi):
     """``dots[i] = <g[i], ans[i]>`` summed in float64 (reordered), rounded to float32."""
-    for i in range(g.shape[0]):
+    for i in range(lo, hi):
         s = 0.0
         for j in range(g.shape[1]):
             s += np.float64(g[i, j]) * np.float64(ans[i, j])
@@ -73,35 +66,54 @@ def _row_dots(g, ans, dots):
 
 
 @njit(cache=True, error_model="numpy", fastmath={"contract"})
+def _softmax_grad_rows(g, ans, dots, out, lo, hi):
+    for i in range(lo, hi):
+        s = dots[i]
+        for j in range(g.shape[1]):
+            out[i, j] = ans[i, j] * (g[i, j] - s)
+
+
+@njit(cache=True, error_model="numpy")
+def softmax_rows(x, out):
+    """``out[i] = softmax(x[i])`` for C-contiguous float32 matrices ``x``, ``out``."""
+    _shifted_exp(x, out, 0, x.shape[0])
+    _normalise_rows(out, 0, x.shape[0])
+
+
+@njit(cache=True, error_model="numpy")
 def softmax_rows_backward(g, ans, out):
     """``out[i] = ans[i] * (g[i] - <g[i], ans[i]>)``: softmax's gradient, float32 rows."""
-    rows, cols = g.shape
-    dots = np.empty(rows, np.float32)
-    _row_dots(g, ans, dots)
-    for i in range(rows):
-        s = dots[i]
-        for j in range(cols):
-            out[i, j] = ans[i, j] * (g[i, j] - s)
+    dots = np.empty(g.shape[0], np.float32)
+    _row_dots(g, ans, dots, 0, g.shape[0])
+    _softmax_grad_rows(g, ans, dots, out, 0, g.shape[0])
 
 
 _BLOCK = 1 << 14
 
 
+# the parallel twins hand each task a range of rows of the whole (C-contiguous) arrays:
+# slices of them would be typed as strided arrays, whose loops LLVM does not vectorise
 @njit(cache=True, parallel=True, error_model="numpy")
 def softmax_rows_parallel(x, out):
     """``softmax_rows`` over blocks of rows, one block per task."""
+    rows = x.shape[0]
     step = max(1, _BLOCK // max(x.shape[1], 1))
-    for b in prange((x.shape[0] + step - 1) // step):
-        softmax_rows(x[b * step:(b + 1) * step], out[b * step:(b + 1) * step])
+    for b in prange((rows + step - 1) // step):
+        lo, hi = b * step, min((b + 1) * step, rows)
+        _shifted_exp(x, out, lo, hi)
+        _normalise_rows(out, lo, hi)
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
 def softmax_rows_backward_parallel(g, ans, out):
     """``softmax_rows_backward`` over blocks of rows, one block per task."""
+    rows = g.shape[0]
+    dots = np.empty(rows, np.float32)
     step = max(1, _BLOCK // max(g.shape[1], 1))
-    for b in prange((g.shape[0] + step - 1) // step):
-        lo, hi = b * step, (b + 1) * step
-        softmax_rows_backward(g[lo:hi], ans[lo:hi], out[lo:hi])
+    for b in prange((rows + step - 1) // step):
+        lo, hi = b * step, min((b + 1) * step, rows)
+        _row_dots(g, ans, dots, lo, hi)
+        _softmax_grad_rows(g, ans, dots, out, lo, hi)
 
 
 def last_axis_rows(*arrays):
