@@ -139,9 +139,15 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 def _fusable(x, d, *params):
     """Whether ``layer_norm`` of ``x`` takes the one-op CPU path: float32/float64 tensors
     outside vmap, parameters (or None) of ``x``'s dtype with ``d`` elements."""
-    return _plain(x) and x.device.type == "cpu" and x.dtype.name in ("float32", "float64") \
-        and x.size > 0 and all(p is None or _plain(p) and p.dtype == x.dtype and p.size == d
-                               for p in params)
+    if not (_plain(x) and x.device.type == "cpu" and x.size > 0):
+        return False
+    dtype = x.dtype
+    if dtype.char not in "fd":          # float32 / float64 (``char``: no numpy property code)
+        return False
+    for p in params:
+        if p is not None and not (_plain(p) and p.dtype == dtype and p.size == d):
+            return False
+    return True
 
 
 def _flat(p, like, d, value):
