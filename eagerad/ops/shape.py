@@ -256,9 +256,12 @@ def normalize_axis(axis, ndim, name="axis"):
     return tuple(out)
 
 
+# (``fast=``: the vjp rules' backend calls on bare arrays, for the engine's first-order
+# backward; the Tensor rules run under create_graph)
 _reshape = defop("reshape", lambda B, x, shape: B.reshape(x, shape),
                  vjp=lambda g, ans, x, shape: g.reshape(x.shape),
                  jvp=lambda t, ans, x, shape: t.reshape(shape), saves=(), view=True,
+                 fast=(lambda B, g, ans, x, shape: B.reshape(g, x.shape),),
                  batch=_reshape_batch,
                  cases=[Case(U(2, 3), shape=(3, 2)), Case(U(), shape=(1, 1)),
                         Case(U(0, 3), shape=(3, 0))])
@@ -288,12 +291,16 @@ _RESHAPE = ViewKind("reshape", lambda x, shape: _reshape(x, shape=shape),
 
 
 def _inverse(axes):
-    return tuple(np.argsort(axes))
+    inverse = [0] * len(axes)
+    for i, a in enumerate(axes):
+        inverse[a] = i
+    return tuple(inverse)
 
 
 _transpose = defop("transpose", lambda B, x, axes: B.transpose(x, axes),
                    vjp=lambda g, ans, x, axes: g.transpose(_inverse(axes)),
                    jvp=lambda t, ans, x, axes: t.transpose(axes), saves=(), view=True,
+                   fast=(lambda B, g, ans, x, axes: B.transpose(g, _inverse(axes)),),
                    batch=_transpose_batch,
                    cases=[Case(U(2, 3, 4), axes=(2, 0, 1)), Case(U(2, 3), axes=(1, 0)),
                           Case(U(0, 2), axes=(1, 0))])
