@@ -105,13 +105,20 @@ def test_layer_norm_is_one_op_and_matches_torch(dtype, tol, affine):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=tol, atol=10 * tol)
 
 
-def test_layer_norm_second_order_against_torch_and_gradchecks():
+@pytest.mark.parametrize("lead", [(4,), (2, 3)])
+def test_layer_norm_second_order_against_torch_and_gradchecks(lead):
+    # (rows, d) and (batch, seq, d) with normalized_shape (d,): one op on the input itself
     rng = np.random.default_rng(5)
-    (xe, we, be), (xt, wt, bt) = _pair(rng.standard_normal((4, 6)), rng.standard_normal(6),
-                                       rng.standard_normal(6))
-    ge = autograd.grad((F.layer_norm(xe, (6,), we, be) ** 3).sum(), [xe, we, be], create_graph=True)
-    gt = torch.autograd.grad((torch.nn.functional.layer_norm(xt, (6,), wt, bt) ** 3).sum(),
-                             [xt, wt, bt], create_graph=True)
+    (xe, we, be), (xt, wt, bt) = _pair(rng.standard_normal(lead + (6,)) * 2 + 1,
+                                       rng.standard_normal(6), rng.standard_normal(6))
+    ye = F.layer_norm(xe, (6,), we, be, eps=1e-3)
+    yt = torch.nn.functional.layer_norm(xt, (6,), wt, bt, eps=1e-3)
+    assert ye.grad_fn.name == "LayerNormRowsBackward" and ye.grad_fn.next[0][0] is xe
+    np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=1e-12, atol=1e-12)
+    ge = autograd.grad((ye ** 3).sum(), [xe, we, be], create_graph=True)
+    gt = torch.autograd.grad((yt ** 3).sum(), [xt, wt, bt], create_graph=True)
+    for a, b in zip(ge, gt):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-10)
     he = autograd.grad(sum((g ** 2).sum() for g in ge), [xe, we, be])
     ht = torch.autograd.grad(sum((g ** 2).sum() for g in gt), [xt, wt, bt])
     for a, b in zip(he, ht):
@@ -119,16 +126,27 @@ def test_layer_norm_second_order_against_torch_and_gradchecks():
 
     def fn(x, w, b):
         return F.layer_norm(x, (6,), w, b, eps=0.1)
-    x, w, b = (eagerad.tensor(rng.standard_normal(s), requires_grad=True) for s in ((3, 6), (6,), (6,)))
+    x, w, b = (eagerad.tensor(rng.standard_normal(s), requires_grad=True)
+               for s in (lead[:-1] + (3, 6), (6,), (6,)))
     assert gradcheck(fn, (x, w, b), check_forward_ad=True)
     assert gradgradcheck(fn, (x, w, b))
+    # vmap over a leading axis: the per-sample results
+    xs = eagerad.tensor(rng.standard_normal((3,) + lead + (6,)))
+    batched = eagerad.vmap(lambda a: fn(a, w.detach(), b.detach()))(xs)
+    for i in range(3):
+        np.testing.assert_allclose(batched[i].numpy(), fn(xs[i], w.detach(), b.detach()).numpy(),
+                                   rtol=1e-14, atol=1e-14)
 
 
 def test_layer_norm_module_takes_the_fused_path_with_parameters():
     import eagerad.torch as face
     layer = face.nn.LayerNorm(8)
-    y = layer(face.randn(2, 3, 8))
-    assert y.grad_fn.next[0][0].name == "LayerNormRowsBackward"
+    x = face.randn(2, 3, 8, requires_grad=True)
+    y = layer(x)
+    # one node on the (2, 3, 8) input itself: no reshapes to rows and back
+    assert y.grad_fn.name == "LayerNormRowsBackward" and y.grad_fn.next[0][0] is x
+    y.sum().backward()
+    assert x.grad.shape == (2, 3, 8) and layer.weight.grad.shape == (8,)
 
 
 @pytest.mark.parametrize("kw", [dict(kernel_size=2, stride=2), dict(kernel_size=3, stride=2, padding=1),

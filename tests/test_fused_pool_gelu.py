@@ -72,7 +72,7 @@ def test_gelu_kernel_forward_is_the_formula_bit_for_bit(dtype, approximate):
     expected = special.special_unary("gelu" if approximate == "none" else "gelu_tanh", x)
     if dtype == "float32" and approximate == "none":     # the vectorised float32 route
         assert _ulps(fused.gelu(x, approximate),
-                     special.special_unary("gelu", x.astype(np.float64))) <= 1.0
+                     special.special_unary("gelu", x.astype(np.float64))) <= 6.0
         return
     np.testing.assert_array_equal(fused.gelu(x, approximate), expected)
 
@@ -90,14 +90,31 @@ def test_float32_gelu_value_and_slope_are_within_a_few_ulps_of_the_float64_formu
     value = special.special_unary("gelu", x64)
     # the slope Phi(x) + x phi(x), by the float64 kernel (tested against torch above)
     slope = fused.gelu_backward(np.ones_like(x64), x64, "none")
-    assert _ulps(fused.gelu(x, "none"), value) <= 1.0
+    # measured: 5.9 ulps at most (the module doc says how), mean 0.3
+    assert _ulps(fused.gelu(x, "none"), value) <= 6.0
     got = fused.gelu_backward(np.ones_like(x), x, "none").astype(np.float64)
     assert np.all(np.abs(got - slope) <= 3.0 * np.spacing(np.float32(1.0)) * np.maximum(np.abs(slope), 0.2))
+    away = np.abs(x + 0.75) > 0.25                     # off the slope's root (cancellation)
+    assert _ulps(got[away], slope[away]) <= 8.0
     special_values = np.array([np.inf, -np.inf, np.nan, -1000.0, 0.0, -0.0, -40.0], np.float32)
     np.testing.assert_array_equal(np.signbit(fused.gelu(special_values, "none")),
                                   np.signbit(special.special_unary("gelu", special_values)))
     np.testing.assert_array_equal(fused.gelu(special_values, "none"),
                                   special.special_unary("gelu", special_values))
+
+
+def test_float32_gelu_tails_keep_their_relative_accuracy():
+    # 0.5 x (1 + erf(x / sqrt 2)) loses everything below x = -5 in float32; the tail form
+    # here keeps a few ulps down to the subnormal results (x < -13.1) and gives -0 beyond
+    x = -np.linspace(5.0, 14.6, 20001).astype(np.float32)
+    value = special.special_unary("gelu", x.astype(np.float64))
+    got = fused.gelu(x, "none")
+    normal = np.abs(value) >= np.finfo(np.float32).tiny
+    assert normal.sum() > 15000
+    assert _ulps(got[normal], value[normal]) <= 6.0
+    assert np.max(np.abs(got[~normal] - value[~normal])) <= 4 * 2.0 ** -149
+    assert np.all(got <= 0) and np.all(np.signbit(got))
+    np.testing.assert_array_equal(got[x < -14.4], -0.0)
 
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])

@@ -127,8 +127,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                          f"input {x.shape}")
     d = _prod(shape)
     if _fusable(x, d, weight, bias):
-        w = weight.reshape(d) if weight is not None else _constant(x, d, 1.0)
-        b = bias.reshape(d) if bias is not None else _constant(x, d, 0.0)
+        w = _flat(weight, x, d, 1.0)
+        b = _flat(bias, x, d, 0.0)
+        if k == 1:          # (..., d) as it is: no reshape nodes around the op
+            return _layer_norm_rows(x, w, b, eps=float(eps))
         return _layer_norm_rows(x.reshape(x.size // d, d), w, b, eps=float(eps)).reshape(x.shape)
     y, _, _ = _standardize(x, tuple(range(x.ndim - k, x.ndim)), eps)
     return _affine("layer_norm", y, weight, bias, shape)
@@ -137,33 +139,63 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 def _fusable(x, d, *params):
     """Whether ``layer_norm`` of ``x`` takes the one-op CPU path: float32/float64 tensors
     outside vmap, parameters (or None) of ``x``'s dtype with ``d`` elements."""
-    return _plain(x) and x.device.type == "cpu" and x.dtype.name in ("float32", "float64") \
-        and x.size > 0 and all(p is None or _plain(p) and p.dtype == x.dtype and p.size == d
-                               for p in params)
+    if not (_plain(x) and x.device.type == "cpu" and x.size > 0):
+        return False
+    dtype = x.dtype
+    if dtype.char not in "fd":          # float32 / float64 (``char``: no numpy property code)
+        return False
+    for p in params:
+        if p is not None and not (_plain(p) and p.dtype == dtype and p.size == d):
+            return False
+    return True
 
 
-def _constant(like, d, value):
-    from ..tensor import full
-    return full((d,), value, dtype=like.dtype, device=like.device)
+def _flat(p, like, d, value):
+    """A parameter as the op's (d,) vector: itself when it is one, a constant when None."""
+    if p is None:
+        from ..tensor import full
+        return full((d,), value, dtype=like.dtype, device=like.device)
+    return p if p.ndim == 1 else p.reshape(d)
 
 
 def _row_terms(x, eps):
-    """``xhat`` (each row of ``x`` standardised) and ``1 / sqrt(var + eps)`` per row."""
-    xhat, _, var = _standardize(x, (1,), eps)
+    """``xhat`` (each row, the last axis, of ``x`` standardised) and ``1 / sqrt(var +
+    eps)`` per row."""
+    xhat, _, var = _standardize(x, (x.ndim - 1,), eps)
     return xhat, 1.0 / sqrt(var + eps)
 
 
 def _ln_grad_x(g, ans, x, w, b, eps):
     xhat, rstd = _row_terms(x, eps)
     gw = g * w
-    return rstd * (gw - gw.mean(axis=1, keepdims=True)
-                   - xhat * (gw * xhat).mean(axis=1, keepdims=True))
+    return rstd * (gw - gw.mean(axis=-1, keepdims=True)
+                   - xhat * (gw * xhat).mean(axis=-1, keepdims=True))
 
 
 def _ln_jvp_x(t, ans, x, w, b, eps):
     xhat, rstd = _row_terms(x, eps)
-    return w * rstd * (t - t.mean(axis=1, keepdims=True)
-                       - xhat * (t * xhat).mean(axis=1, keepdims=True))
+    return w * rstd * (t - t.mean(axis=-1, keepdims=True)
+                       - xhat * (t * xhat).mean(axis=-1, keepdims=True))
+
+
+def _rows_sum(t):
+    """``t`` summed over every axis but the last (the parameters' gradients)."""
+    return t.sum(axis=tuple(range(t.ndim - 1))) if t.ndim > 1 else t
+
+
+def _rows(a):
+    """An array (..., d) as the kernels' (rows, d) matrix (a view where numpy can)."""
+    return a if a.ndim == 2 else a.reshape(-1, a.shape[-1])
+
+
+def _ln_forward(B, x, w, b, eps):
+    out = B.layer_norm(_rows(x), w, b, eps)
+    return out if x.ndim == 2 else out.reshape(x.shape)
+
+
+def _ln_backward(B, g, x, w, eps):
+    dx, dw, db = B.layer_norm_backward(_rows(g), _rows(x), w, eps)
+    return (dx if x.ndim == 2 else dx.reshape(x.shape)), dw, db
 
 
 def _ln_fast(k):
@@ -174,7 +206,7 @@ def _ln_fast(k):
         held = _LAST.__dict__
         if held.get("g") is not g or held.get("x") is not x or held.get("w") is not w \
                 or held.get("eps") != eps:      # (two nodes may share g and x, not all four)
-            held.update(g=g, x=x, w=w, eps=eps, grads=B.layer_norm_backward(g, x, w, eps))
+            held.update(g=g, x=x, w=w, eps=eps, grads=_ln_backward(B, g, x, w, eps))
         grads = held["grads"]
         if k == 2:
             held.clear()
@@ -190,21 +222,22 @@ def _ln_batch(args, bdims, eps):
     size = next(a.shape[d] for a, d in zip(args, bdims) if d is not None)
     if bdims[1] is not None or bdims[2] is not None:
         return loop_batch(_layer_norm_rows, args, bdims, {"eps": eps}, size)
-    x = move_batch(args[0], bdims[0])
-    out = _layer_norm_rows(x.reshape(size * x.shape[1], x.shape[2]), args[1], args[2], eps=eps)
-    return out.reshape(x.shape), 0
+    return _layer_norm_rows(move_batch(args[0], bdims[0]), args[1], args[2], eps=eps), 0
 
+
+# x (..., d), w and b (d,): each row (along the last axis) normalised, scaled and shifted
 _layer_norm_rows = defop(
-    "layer_norm_rows", lambda B, x, w, b, eps: B.layer_norm(x, w, b, eps),
+    "layer_norm_rows", _ln_forward,
     vjp=(_ln_grad_x,
-         lambda g, ans, x, w, b, eps: (g * _row_terms(x, eps)[0]).sum(axis=0),
-         lambda g, ans, x, w, b, eps: g.sum(axis=0)),
+         lambda g, ans, x, w, b, eps: _rows_sum(g * _row_terms(x, eps)[0]),
+         lambda g, ans, x, w, b, eps: _rows_sum(g)),
     jvp=(_ln_jvp_x,
          lambda t, ans, x, w, b, eps: t * _row_terms(x, eps)[0],
          lambda t, ans, x, w, b, eps: broadcast_to(t, x.shape)),
     fast=tuple(_ln_fast(k) for k in range(3)), saves=(0, 1), batch=_ln_batch,
     cases=[Case(U(3, 4), U(4), U(4), eps=1e-5), Case(U(1, 5), U(5), U(5), eps=0.5),
-           Case(U(2, 1), U(1), U(1), eps=1e-3)])
+           Case(U(2, 1), U(1), U(1), eps=1e-3), Case(U(2, 3, 4), U(4), U(4), eps=1e-5),
+           Case(U(4), U(4), U(4), eps=1e-5)])
 
 
 @export

@@ -6,6 +6,7 @@ Their rules only move gradients around, so each is its own transpose.
 >>> eagerad.ops.reshape(eagerad.ones(2, 3), (3, 2)).shape
 (3, 2)
 """
+import math
 import operator
 import weakref
 
@@ -200,13 +201,30 @@ def _concat_batch(args, bdims, axis):
 def _normalize_shape(shape, size, name="shape"):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
+    known = 1
+    free = False
+    for s in shape:                     # the common case, plain ints: no conversions
+        if type(s) is not int:
+            break
+        if s == -1:
+            if free:
+                break
+            free = True
+        else:
+            known *= s
+    else:
+        if min(shape, default=0) >= -1:
+            if not free and known == size:
+                return tuple(shape)
+            if free and known > 0 and size % known == 0:
+                return tuple(size // known if s == -1 else s for s in shape)
     try:
         shape = tuple(int(s) for s in shape)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a tuple of ints, got {shape!r}") from None
     if shape.count(-1) > 1:
         raise ValueError(f"{name} {shape} has more than one -1")
-    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    known = math.prod(s for s in shape if s != -1)
     if -1 in shape:
         if known == 0 or size % known:
             raise ValueError(f"cannot reshape a tensor of {size} elements into {name} {shape}")
@@ -222,6 +240,8 @@ def normalize_axis(axis, ndim, name="axis"):
     >>> normalize_axis(-1, 3), normalize_axis(None, 2), normalize_axis((0, -2), 3)
     ((2,), (0, 1), (0, 1))
     """
+    if type(axis) is int and -ndim <= axis < ndim:      # the common case
+        return (axis % ndim,)
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
@@ -236,9 +256,12 @@ def normalize_axis(axis, ndim, name="axis"):
     return tuple(out)
 
 
+# (``fast=``: the vjp rules' backend calls on bare arrays, for the engine's first-order
+# backward; the Tensor rules run under create_graph)
 _reshape = defop("reshape", lambda B, x, shape: B.reshape(x, shape),
                  vjp=lambda g, ans, x, shape: g.reshape(x.shape),
                  jvp=lambda t, ans, x, shape: t.reshape(shape), saves=(), view=True,
+                 fast=(lambda B, g, ans, x, shape: B.reshape(g, x.shape),),
                  batch=_reshape_batch,
                  cases=[Case(U(2, 3), shape=(3, 2)), Case(U(), shape=(1, 1)),
                         Case(U(0, 3), shape=(3, 0))])
@@ -268,12 +291,16 @@ _RESHAPE = ViewKind("reshape", lambda x, shape: _reshape(x, shape=shape),
 
 
 def _inverse(axes):
-    return tuple(np.argsort(axes))
+    inverse = [0] * len(axes)
+    for i, a in enumerate(axes):
+        inverse[a] = i
+    return tuple(inverse)
 
 
 _transpose = defop("transpose", lambda B, x, axes: B.transpose(x, axes),
                    vjp=lambda g, ans, x, axes: g.transpose(_inverse(axes)),
                    jvp=lambda t, ans, x, axes: t.transpose(axes), saves=(), view=True,
+                   fast=(lambda B, g, ans, x, axes: B.transpose(g, _inverse(axes)),),
                    batch=_transpose_batch,
                    cases=[Case(U(2, 3, 4), axes=(2, 0, 1)), Case(U(2, 3), axes=(1, 0)),
                           Case(U(0, 2), axes=(1, 0))])
@@ -343,11 +370,15 @@ def swapaxes(x, axis0, axis1):
     >>> swapaxes(eagerad.zeros(2, 3, 4), 0, 2).shape
     (4, 3, 2)
     """
+    x = as_tensor(x)
     a, = normalize_axis(axis0, x.ndim, "axis0")
     b, = normalize_axis(axis1, x.ndim, "axis1")
+    if a == b:
+        return x
     perm = list(range(x.ndim))
     perm[a], perm[b] = perm[b], perm[a]
-    return transpose(x, tuple(perm))
+    perm = tuple(perm)
+    return track_view(_transpose(x, axes=perm), x, _TRANSPOSE, axes=perm)
 
 
 _broadcast = defop("broadcast_to", lambda B, x, shape: B.broadcast_to(x, shape),

@@ -8,14 +8,19 @@ products) of the differentiable rule; it computes in float64 and rounds once, so
 within an ulp of that rule in float32.  ``prange`` twins run above ``PARALLEL_MIN``
 elements.  Imported at the first call; compiled code is cached on disk.
 
-Float32 arrays of the exact (erf) form take a vectorised route instead: Numba has no
-vectorised ``erfc``/``exp`` here (no SVML), and the scalar ones cost ~10x the rest of the
-pass.  ``erfc(z) = exp(-z*z) * F(t)``, ``t = 1 / (1 + z/2)`` for ``z >= 0``, where ``F``
-(``erfc(z) exp(z^2)``, smooth in ``t``) is a degree-12 polynomial fitted on
-``z <= 14`` (``_ERFCX``, relative error < 4e-10), and ``exp(-x*x/2)`` is
-``fast_exp.exp64`` (relative error < 1e-11; 0 below -700, where float32's results are 0).
-All of it is float64 arithmetic in one loop that LLVM vectorises, rounded once: within
-an ulp or so of the float64 formula (tested).
+Float32 arrays of the exact (erf) form take a vectorised float32 route instead (8 lanes;
+Numba has no vectorised ``erfc``/``exp`` here, no SVML, and the scalar ones cost ~10x the
+rest of the pass): ``Phi(-a) = sqrt(2) exp(-a*a/2) G(w) / (2 sqrt 2 + a)`` with
+``w = a / (2 sqrt 2 + a)`` and ``G = 1 + w R(w)`` a polynomial (Estrin's scheme) fitted
+to ``erfc(z) exp(z^2) (1 + z/2)``; ``a*a`` is split exactly into the product of its top 12
+bits and a small rest, and ``exp`` is ``fast_exp.exp32_scaled``, kept times 2^64 so that
+tails stay normal numbers until the last product.  Measured against the float64 formula
+on 800,000 points of [-30, 30]: the value within 6 float32 ulps (mean 0.3), the slope
+within 3 ``eps32 * max(|slope|, 0.2)`` (7 ulps away from its root at x = -0.75, where any
+float32 evaluation cancels).  PyTorch's float32 GELU, ``0.5 x (1 + erf(x/sqrt 2))``, is
+off by up to ~1e7 ulps for x < -2 (the cancellation in ``1 + erf``); here the tails keep
+their relative accuracy down to the subnormals.  ~0.36 ms forward and backward on
+262,144 elements (the float64 route took 0.95 ms).
 """
 import math
 
@@ -24,8 +29,8 @@ from numba import njit, prange
 
 from .. import formulas
 from . import pool
-from .fast_exp import exp64
-from .vector_math import unrolled
+from .fast_exp import exp32_scaled
+from .vector_math import _bits_float32, _float32_bits, estrin
 
 PARALLEL_MIN = 1 << 16
 _K = math.sqrt(2 / math.pi)
@@ -72,43 +77,54 @@ def _backward_parallel(g, x, out, tanh_form):
         out[i] = np.float64(g[i]) * _slope(np.float64(x[i]), tanh_form)
 
 
-# F(t) = erfc(z) exp(z^2), t = 1 / (1 + z/2), as a polynomial in w = (16 t - 9) / 7 (t in
-# [1/8, 1] -> w in [-1, 1]; z <= 14, beyond which float32's exp(-z*z) is 0): numpy's
-# Chebyshev.fit of degree 12 on 2001 Chebyshev points against mpmath's erfc, rewritten in
-# powers of w for Horner's rule; relative error < 4e-10
-_ERFCX = (0.31272476663464616, 0.4299076330347998, 0.20785645092785102, 0.05341086657235925,
-          -0.00045239586173802086, -0.003749938854518294, 1.6566306972867234e-06,
-          0.00036782530362956367, -4.2552049864264446e-05, -3.749468666335465e-05,
-          1.2317342136308048e-05, 2.494292777762137e-06, -1.629326144911695e-06)
-
-
-_horner = unrolled(_ERFCX)
+# Phi(-a) = erfc(z)/2 at z = a/sqrt 2 is sqrt(2) exp(-a*a/2) G(w) / (2 sqrt 2 + a), where
+# G(w) = erfc(z) exp(z^2) (2 + z) / 2 = 1 + w R(w), w = z / (2 + z) = a / (2 sqrt 2 + a) in
+# [0, 0.84] for z <= 10.5 (a <= 14.85; beyond, float32's a Phi(-a) is 0).  R: numpy's
+# Chebyshev.fit of degree 11 on 2001 Chebyshev points of w against mpmath, in powers of w;
+# G's error in float32 arithmetic < 4 units of 2^-24 (measured)
+_R = (-1.2567583339335076, 0.48648324666680187, 0.21170737439351395, -0.0992188144133397,
+      -0.0918173421080083, -0.013716625658978271, 0.052864242124310054, -0.03751661348868299,
+      0.08676715191978189, -0.07439614653996457, 0.014283469631517233, 0.003418416801877453)
+_r32 = estrin(_R, np.float32)
+_F = np.float32
+_HALF, _ONE32, _ZERO32 = _F(0.5), _F(1.0), _F(0.0)
+_SQRT2_32, _K32 = _F(math.sqrt(2.0)), _F(2.0 * math.sqrt(2.0))
+_INV_SQRT_2PI_32 = _F(_INV_SQRT_2PI)
+_XMAX = _F(14.5)                     # exp(-x*x/2) < 2^-151 beyond: a Phi(-a) is 0
+_UNSCALE = _F(2.0 ** -64)
 
 
 @njit(cache=True, inline="always", error_model="numpy", fastmath={"contract"})
-def _phi_parts(x):
-    """(Phi(x), exp(-x*x/2)) in float64."""
-    e = exp64(-0.5 * x * x)
-    z = abs(x) * formulas.SQRT1_2
-    u = max(32.0 / (14.0 + 7.0 * z) - 9.0 / 7.0, -1.0)  # t = 2/(2 + z) mapped to [-1, 1]
-    half = 0.5 * e * _horner(u)                       # erfc(|x|/sqrt 2) / 2
-    return (1.0 - half if x >= 0 else half), e
+def _tail32(x):
+    """For a float32 ``x``: ``(a, e, h)``, ``a = min(|x|, _XMAX)``, ``e = exp(-a*a/2)`` and
+    ``h = Phi(-a)``, both times 2^64 (normal numbers however small the result)."""
+    a = min(abs(x), _XMAX)
+    ah = _bits_float32(_float32_bits(a) & np.int32(-4096))      # top 12 significant bits
+    al = a - ah                                                  # exact; a*a = ah*ah + al*(a+ah)
+    e = exp32_scaled(-_HALF * (ah * ah), -_HALF * (al * (a + ah)))   # hi exact (24 bits)
+    s = _ONE32 / (_K32 + a)
+    w = a * s
+    return a, e, (_SQRT2_32 * s) * (e * (_ONE32 + w * _r32(w)))
 
 
 @njit(cache=True, error_model="numpy", fastmath={"contract"})
 def _forward32(x, out):
     for i in range(x.size):
-        v = np.float64(x[i])
-        phi = _phi_parts(v)[0]
-        out[i] = v * phi if phi > 0 or v != v else -0.0    # gelu(-inf) = -0, as the formula
+        v = x[i]
+        a, e, h = _tail32(v)
+        y = v - v * (h * _UNSCALE) if v > 0 else (v * h) * _UNSCALE       # +-0 kept
+        out[i] = (v if v > 0 else -_ZERO32) if a >= _XMAX else y  # NaN: y is NaN
 
 
 @njit(cache=True, error_model="numpy", fastmath={"contract"})
 def _backward32(g, x, out):
     for i in range(x.size):
-        v = np.float64(x[i])
-        phi, ev = _phi_parts(v)
-        out[i] = np.float64(g[i]) * (phi + v * ev * _INV_SQRT_2PI)
+        v = x[i]
+        a, e, h = _tail32(v)
+        d = a * e * _INV_SQRT_2PI_32                             # |v| phi(v) 2^64
+        s = _ONE32 - (h - d) * _UNSCALE if v >= 0 else (h - d) * _UNSCALE
+        s = (_ONE32 if v > 0 else _ZERO32) if a >= _XMAX else s
+        out[i] = g[i] * (s + (v - v))                            # NaN at NaN and +-inf
 
 
 _BLOCK = 1 << 14

@@ -15,7 +15,13 @@ field (``vector_math.exp_nonpositive`` instead squares ten times: ~24 dependent 
 - ``exp64(a)``: float64 lanes, degree 9 (relative error < 1e-11: for float32 results,
   rounded once), for ``-700 <= a <= 0`` (0 below -700, NaN for NaN).
 
-Both are for ``a <= 0`` (softmax shifts, Gaussian tails).
+- ``exp32_scaled(hi, lo)``: ``exp(hi + lo) * 2^64`` in float32 lanes for
+  ``-104 <= hi + lo <= 0`` with ``|lo| < 2``, never subnormal (so a later product rounds
+  once), within ~1 ulp plus ``lo``'s own error.  For a Gaussian ``exp(-x*x/2)``, with
+  ``x*x`` split exactly into ``hi + lo`` (float32's ``x*x`` alone would cost up to ~40 ulps
+  at ``|x| = 13``, where ``x*x/2`` is ~85 and its rounding error ~2.5e-6).
+
+All are for ``a <= 0`` (softmax shifts, Gaussian tails).
 
 >>> from numba import njit
 >>> njit(lambda a: exp64(a))(-1.0)
@@ -80,6 +86,18 @@ def exp32(a):
     p = _ONE + r * (_ONE + r * (_C2 + r * (_C3 + r * (_C4 + r * (_C5 + r * (_C6 + r * _C7))))))
     e = p * _bits_f32(np.int32((n + _BIAS) * _MANTISSA)) * _UNSCALE
     return a if a != a else (e if a >= _LOW else _ZERO)
+
+
+@njit(inline="always", error_model="numpy", fastmath={"contract"})
+def exp32_scaled(hi, lo):
+    """``exp(hi + lo) * 2**64`` for float32 ``-104 <= hi + lo <= 0``, ``|lo| < 2`` (see the
+    module doc): ``hi - n ln2`` is exact where ``|hi| >= 1`` (Sterbenz), else rounds once
+    near ``ln 2``; ``lo`` joins the reduced argument."""
+    n = ((hi + lo) * _LOG2E + _SHIFT) - _SHIFT
+    r = ((hi - n * _LN2_HI) - n * _LN2_LO) + lo
+    r2 = r * r                                  # Estrin's scheme: a short dependency chain
+    p = (_ONE + r) + (_C2 + _C3 * r) * r2 + ((_C4 + _C5 * r) + (_C6 + _C7 * r) * r2) * (r2 * r2)
+    return p * _bits_f32(np.int32((n + _BIAS) * _MANTISSA))
 
 
 @njit(inline="always", error_model="numpy", fastmath={"contract"})
