@@ -37,3 +37,17 @@ def test_what_it_leaves_to_numpy(monkeypatch):
     assert stacked_matmul.split_stacked(q, kt[:1], min_work=0) is None    # broadcast batch
     assert stacked_matmul.split_stacked(q, kt.astype(np.float64), min_work=0) is None
     assert stacked_matmul.split_stacked(q.astype(np.int64), kt.astype(np.int64), min_work=0) is None
+
+
+def test_the_cpu_backend_matmul_splits_attention_views_with_the_same_bits(monkeypatch):
+    from eagerad.backend import cpu
+    q, k = _attention_views(np.float32)
+    monkeypatch.setattr(threads, "shares", lambda: 2)
+    monkeypatch.setattr(stacked_matmul, "MIN_WORK", 0)
+    calls = []
+    real = stacked_matmul.split_stacked
+    monkeypatch.setattr(stacked_matmul, "split_stacked",
+                        lambda a, b: calls.append(a.shape) or real(a, b, min_work=0))
+    kt = k.swapaxes(-1, -2)
+    np.testing.assert_array_equal(cpu.matmul(q, kt), np.matmul(q, kt))
+    assert calls == [(6, 4, 16, 8)]

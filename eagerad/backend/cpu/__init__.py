@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from .. import formulas
-from . import allocator, pool, threads
+from . import allocator, pool, stacked_matmul, threads
 
 name = "cpu"
 # NaN/inf results pass silently as in PyTorch; a module-scoped filter costs nothing
@@ -516,6 +516,8 @@ def matmul(a, b):
         # beta 0), so the same bits; numpy's broadcast multiply is ~5x faster than sgemm
         return np.multiply(a, b)
     out = threads.matmul(a, b)          # large products: row blocks over the pool
+    if out is None and a.ndim > 2:      # stacks of views no reshape merges (attention's)
+        out = stacked_matmul.split_stacked(a, b)
     return np.matmul(a, b) if out is None else out
 
 
