@@ -49,7 +49,7 @@ def _rule_path(op, x, w):
     return g.detach().numpy()
 
 
-SIZES = [7, 5000, kernels.PARALLEL_MIN + 5]   # numpy formula, serial and parallel kernels
+SIZES = [7, 5000, kernels.PARALLEL_MIN + 5]   # numpy formula, serial kernel, a parallel twin
 
 
 def _closed_form(name, x_np, w):
@@ -93,9 +93,11 @@ def test_fused_backward_matches_the_rules(name, dtype, size, monkeypatch):
 
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("name", sorted(kernels.CODES))
-def test_numba_kernel_itself_matches_the_rules(name, size):
+def test_numba_kernel_itself_matches_the_rules(name, size, monkeypatch):
     """The Numba kernel called directly, small arrays included (the backend sends
-    those to numpy, so this is the only place they reach the kernel)."""
+    those to numpy, so this is the only place they reach the kernel); the largest
+    size runs the parallel twin (its threshold lowered to keep the arrays small)."""
+    monkeypatch.setattr(kernels, "FUSED_PARALLEL_MIN", kernels.PARALLEL_MIN)
     for dtype in (np.float32, np.float64):
         x_np = _input(dtype, size).reshape(-1, 1)
         x = eagerad.tensor(x_np, requires_grad=True)

@@ -4,8 +4,11 @@ Imported at the first call that needs one (importing numba costs ~0.3 s).  One
 generic kernel pair covers every fused gradient: the op is an integer code
 switched inside the loop (LLVM unswitches the invariant branch), the buffers are
 flat and contiguous, so one compiled version per dtype serves every shape and
-op.  The ``prange`` twin takes over above ``PARALLEL_MIN`` elements, where the
-thread start-up pays for itself.  ``unary_parallel`` runs float64 exp/sin/cos
+op.  Its ``prange`` twin takes over only above ``FUSED_PARALLEL_MIN`` elements: a
+gradient pass reads two arrays and writes one with a multiply or two per element, so it
+is bound by memory bandwidth, which one core nearly fills (on a 2-core machine the
+twin was never faster, 0.26M-4M float32 elements); compute-bound kernels (exp, tanh,
+sin/cos) go parallel above ``PARALLEL_MIN``, where the thread start-up pays for itself.  ``unary_parallel`` runs float64 exp/sin/cos
 on every core (numpy's loops for those are scalar and single threaded), sin/cos as a
 vectorised polynomial; ``tanh_f32`` and ``exp_f32`` are vectorised float32 tanh and exp.
 Compiled code is cached on disk.
@@ -21,6 +24,7 @@ from .vector_math import exp_float32
 
 CACHE = jit_cache.enabled()      # on disk, or a fallback on read-only installs
 PARALLEL_MIN = 1 << 16
+FUSED_PARALLEL_MIN = 1 << 22
 
 # op name -> code of its gradient formula in ``_grad_of``; operands (g, saved)
 CODES = {"tanh": 0, "sigmoid": 1, "relu": 2}
@@ -69,7 +73,7 @@ def fused_grad(op, g, saved):
     gf = np.ascontiguousarray(g).reshape(-1)
     sf = np.ascontiguousarray(saved).reshape(-1)
     out = pool.empty_like(gf)
-    (_fused_parallel if out.size >= PARALLEL_MIN else _fused_serial)(code, out, gf, sf,
+    (_fused_parallel if out.size >= FUSED_PARALLEL_MIN else _fused_serial)(code, out, gf, sf,
                                                                       gf.dtype.type(1))
     return out.reshape(g.shape)
 
