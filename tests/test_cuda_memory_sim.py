@@ -240,6 +240,8 @@ def real_strided_views_on_blocks():
     assert v.device_ctypes_pointer.value == ptr + 56 and views.writeable(v)
     g = B.getitem(a, (slice(1, 4), slice(1, 5, 2)))
     assert g.strides == v.strides and g.device_ctypes_pointer.value == ptr + 56
+    e = B.getitem(a, (1, 2))                                 # a 0-d view
+    assert e.shape == () and e.device_ctypes_pointer.value == ptr + 64 and e.size == 1
     t = B.transpose(a, (1, 0))
     assert t.shape == (6, 4) and t.strides == (8, 48) and t.is_f_contiguous()
     assert B.diagonal(a, 1).strides == (56,) and B.diagonal(a, 1).shape == (4,)
@@ -257,7 +259,7 @@ def real_strided_views_on_blocks():
     assert B.reshape(B.getitem(a, (slice(None), 2)), (2, 2)).strides == (96, 48)
     w = views.strided_view(v, 6, (2,), (2,))                  # a view of a view
     assert w.gpu_data.base is a.gpu_data and w.device_ctypes_pointer.value == ptr + 104
-    del a, g, t, r, flat, n
+    del a, e, g, t, r, flat, n
     assert alloc.allocated == 512, "a view keeps its base's block"
     del v
     assert alloc.allocated == 512
