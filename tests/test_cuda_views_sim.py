@@ -245,6 +245,15 @@ def check_nocopy_strides_match_numpy():
     assert tried == 12 * len(cuts)
 
 
+def check_views_doctests():
+    """views.py's examples (the suite's doctest run skips backend/cuda)."""
+    import doctest
+
+    from eagerad.backend.cuda import views
+    failed, tried = doctest.testmod(views)
+    assert failed == 0 and tried > 0, (failed, tried)
+
+
 CHECKS = sorted(name for name in list(globals()) if name.startswith("check_"))
 
 
