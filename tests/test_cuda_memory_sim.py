@@ -224,6 +224,49 @@ def real_device_arrays_on_blocks():
             assert mine == value, (name, mine, value)
 
 
+def real_strided_views_on_blocks():
+    """Views as numba ``DeviceNDArray``s on a cached block (``backend/cuda/views.py``):
+    addresses, strides, read-only broadcasts, and the block living as long as a view."""
+    from numba.cuda.cudadrv.devicearray import DeviceNDArray
+
+    from eagerad.backend import cuda as B
+    from eagerad.backend.cuda import memory, views
+    memory._context = object()
+    alloc = memory.Allocator(FakeArena())
+    a = memory.device_array((4, 6), np.float64, alloc)
+    ptr = a.device_ctypes_pointer.value
+    v = views.strided_view(a, 7, (3, 2), (6, 2))            # a[1:4, 1:5:2]
+    assert isinstance(v, DeviceNDArray) and v.strides == (48, 16) and not v.is_c_contiguous()
+    assert v.device_ctypes_pointer.value == ptr + 56 and views.writeable(v)
+    g = B.getitem(a, (slice(1, 4), slice(1, 5, 2)))
+    assert g.strides == v.strides and g.device_ctypes_pointer.value == ptr + 56
+    e = B.getitem(a, (1, 2))                                 # a 0-d view
+    assert e.shape == () and e.device_ctypes_pointer.value == ptr + 64 and e.size == 1
+    t = B.transpose(a, (1, 0))
+    assert t.shape == (6, 4) and t.strides == (8, 48) and t.is_f_contiguous()
+    assert B.diagonal(a, 1).strides == (56,) and B.diagonal(a, 1).shape == (4,)
+    assert B.diagonal(a, 1).device_ctypes_pointer.value == ptr + 8
+    r = B.broadcast_to(B.getitem(a, (0,)), (3, 4, 6))
+    assert r.strides == (0, 0, 8) and not views.writeable(r) and r.flags.writeable is False
+    assert r._numba_type_.layout == "A" and not views.writeable(B.transpose(r, (2, 1, 0)))
+    flat, off, strides = views.layout(v)                     # the memory v spans, 1-D
+    assert flat.shape == (15,) and flat.is_c_contiguous() and off == 0 and strides == (6, 2)
+    n = views.strided_view(a, 23, (4,), (-6,))               # a[::-1, 5]
+    flat, off, _ = views.layout(n)
+    assert flat.device_ctypes_pointer.value == ptr + 40 and off == 18 and flat.shape == (19,)
+    assert views.may_share_memory(v, n) and not views.may_share_memory(
+        views.strided_view(a, 0, (6,), (1,)), views.strided_view(a, 6, (6,), (1,)))
+    assert B.reshape(B.getitem(a, (slice(None), 2)), (2, 2)).strides == (96, 48)
+    w = views.strided_view(v, 6, (2,), (2,))                  # a view of a view
+    assert w.gpu_data.base is a.gpu_data and w.device_ctypes_pointer.value == ptr + 104
+    del a, e, g, t, r, flat, n
+    assert alloc.allocated == 512, "a view keeps its base's block"
+    del v
+    assert alloc.allocated == 512
+    del w
+    assert alloc.allocated == 0
+
+
 def real_memory_manager_plugin():
     from numba.cuda.cudadrv import driver
 

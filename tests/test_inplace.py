@@ -21,7 +21,8 @@ def test_binary_inplace_values_and_version(method, other, expected):
     out = getattr(x, method)(other)
     assert out is x and x.version == 1
     assert x.tolist() == expected
-    assert x.numpy() is buffer                     # same memory, changed in place
+    if x.device.type == "cpu":     # a CUDA tensor's numpy() is a host copy
+        assert x.numpy() is buffer                 # same memory, changed in place
 
 
 def test_augmented_assignment_keeps_identity_and_broadcasts():

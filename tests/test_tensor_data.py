@@ -43,6 +43,7 @@ def test_optimizer_step_does_not_write_into_the_users_array():
     assert a.tolist() == [1.0, 2.0] and w.tolist() == [0.0, 0.0]
 
 
+@pytest.mark.cpu_only("from_numpy wraps host memory: a CPU tensor")
 def test_from_numpy_shares_memory_and_version_counter():
     a = np.array([1.0, 2.0])
     t = from_numpy(a)
@@ -64,6 +65,7 @@ def test_from_numpy_refuses_what_it_cannot_share():
         from_numpy([1.0])
 
 
+@pytest.mark.cpu_only("numpy's DLPack exchange is with CPU tensors")
 def test_dlpack_round_trip_is_zero_copy():
     t = eagerad.Tensor([1.0, 2.0, 3.0])
     a = np.from_dlpack(t)
@@ -209,6 +211,7 @@ def test_loaded_checkpoint_parameters_own_their_arrays(tmp_path):
     assert params["w"].numpy().flags.writeable
 
 
+@pytest.mark.cpu_only("np.asarray shares a CPU tensor's buffer; of a CUDA tensor it is a host copy")
 def test_np_array_of_a_tensor_is_a_copy_and_asarray_shares():
     t = eagerad.Tensor([1.0, 2.0])
     a = np.array(t)

@@ -28,8 +28,8 @@ from ..autograd.grad_mode import state as grad_state
 from ..tensor import Tensor, rand, randn, zeros_like
 from . import math
 from .registry import OPS, Case, U, defop
-from .shape import (_batch_size, _batched_front, _index_arrays, _lead, _move_front_to, _to_front,
-                    index_batch_axis, put_view, replay_view)
+from .shape import (_batch_size, _batched_front, _getitem, _index_arrays, _lead, _move_front_to,
+                    _to_front, index_batch_axis, put_view, replay_view)
 
 
 def _fill_forward(B, x, value):
@@ -76,7 +76,7 @@ def _setitem_batch(args, bdims, index):
 
 _setitem = defop("setitem", _setitem_forward,
                  vjp=(lambda g, ans, x, v, index: _kept(g, index),
-                      lambda g, ans, x, v, index: g[index]),
+                      lambda g, ans, x, v, index: _getitem(g, index)),   # a backend index
                  jvp=(lambda t, ans, x, v, index: _kept(t, index),
                       lambda t, ans, x, v, index: _scattered(t, ans, index)), saves=(),
                  batch=_setitem_batch,

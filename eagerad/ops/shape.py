@@ -280,10 +280,19 @@ def reshape(x, *shape):
         return x
     out = _reshape(x, shape=shape)
     d = x._data
-    if type(d) is np.ndarray and not d.flags.c_contiguous and not np.may_share_memory(out._data, d):
-        out._version = [0]      # numpy had to copy (a strided input): not a view
+    if type(d) is np.ndarray:
+        copied = not d.flags.c_contiguous and not np.may_share_memory(out._data, d)
+    else:       # a device array: a view starts where its input does, a copy elsewhere
+        copied = not d.is_c_contiguous() and _address(out._data) != _address(d)
+    if copied:
+        out._version = [0]      # the backend had to copy (a strided input): not a view
         return out
     return track_view(out, x, _RESHAPE, shape=shape)
+
+
+def _address(a):
+    """Where a device array's element 0 lies (the simulator's arrays are numpy's)."""
+    return (getattr(a, "__array_interface__", None) or a.__cuda_array_interface__)["data"][0]
 
 
 _RESHAPE = ViewKind("reshape", lambda x, shape: _reshape(x, shape=shape),

@@ -4,11 +4,14 @@ Importing this module checks that CUDA (or Numba's CUDA simulator, with
 ``NUMBA_ENABLE_CUDASIM=1``) is usable and raises a RuntimeError saying what is
 missing otherwise; nothing imports it before a tensor is put on ``'cuda'``.
 
-Every array returned here is C-contiguous.  That keeps all kernels on flat
-buffers with element strides: ``reshape`` is a view, while transpose,
-broadcast_to and indexing produce fresh arrays through one strided-copy kernel
-(so an in-place write through such a "view" does not reach its base, unlike on
-the CPU).  Output dtypes follow numpy's promotion rules, found once per
+Views are views, as on the CPU: basic indexing, transpose, broadcast_to,
+diagonal and the reshapes numpy makes without copying return device arrays on
+their base's memory (``views``), so an in-place write through one reaches the
+base.  Every other result is a new C-contiguous array.  Kernels work on flat
+buffers with element strides: a function without a strided path of its own gets
+non-contiguous operands as contiguous copies (``_contiguous_operands``, for
+reading), and writes into a view (``inplace``, ``setitem``) go to its own memory
+through the strided-copy kernel.  Output dtypes follow numpy's promotion rules, found once per
 (op, dtypes) by asking numpy about empty arrays.  Random numbers are drawn on the
 host from the generator shared with the CPU backend and copied over, so one
 ``set_seed`` gives the same values on every device.
@@ -33,6 +36,8 @@ from . import (elementwise as ew, matmul as mm, memory, movement as mv,  # noqa:
 from .launch import (GRID_YZ, MAX_BLOCKS, RED_THREADS, SIMULATOR, THREADS, TILE,  # noqa: E402
                      blocks, broadcast_strides, collapse, contiguous_strides)
 from .launch import launch as _launch  # noqa: E402  (the module keeps the name ``launch``)
+from .views import (element_strides, is_contiguous, layout, may_share_memory,  # noqa: E402
+                    nocopy_strides, strided_view)
 
 if SIMULATOR:
     _new_array = memory.host_array
@@ -55,6 +60,10 @@ def _empty(shape, dtype):
 
 
 def _flat(a):
+    """``a`` as a flat row-major buffer: itself when contiguous, else a contiguous copy
+    (for reading: writes into a view go through ``_copy_into``)."""
+    if not is_contiguous(a):
+        a = copy(a)
     return a if a.ndim == 1 else a.reshape(a.size)
 
 
@@ -86,12 +95,22 @@ def _operand(v, dtype):
 
 
 def _copy_into(dst, src, shape, dst_off, dst_st, src_off, src_st):
-    """Strided copy of a logical ``shape`` from ``src`` into ``dst`` (flat element offsets)."""
+    """Strided copy of a logical ``shape`` from ``src`` into ``dst`` (element offsets and
+    strides from each array's element 0; either may be a view, ``dst``'s memory is
+    written)."""
     n = math.prod(shape)
     if n:
+        fd, od, _ = layout(dst)
+        fs, os_, _ = layout(src)
         cshape, (ds, ss) = collapse(shape, [dst_st, src_st])
-        _launch(mv.copy_strided, blocks(n), THREADS, _flat(dst), _flat(src), cshape, n,
-               dst_off, ds, src_off, ss)
+        _launch(mv.copy_strided, blocks(n), THREADS, fd, fs, cshape, n,
+                dst_off + od, ds, src_off + os_, ss)
+
+
+def _assign(dst, src):
+    """``dst[...] = src`` (``src`` broadcasts to ``dst``'s shape; either may be a view)."""
+    _copy_into(dst, src, dst.shape, 0, element_strides(dst), 0,
+               broadcast_strides(src.shape, dst.shape, element_strides(src)))
 
 # ----------------------------------------------------------------- creation
 
@@ -105,7 +124,7 @@ def asarray(data, dtype=None):
 
 def to_numpy(a):
     """Copy a device array to a new host ndarray."""
-    return a.copy_to_host()
+    return (a if is_contiguous(a) else copy(a)).copy_to_host()
 
 
 def from_numpy(a):
@@ -128,9 +147,13 @@ def arange(start, stop, step, dtype):
 
 
 def copy(a):
+    """A new C-contiguous array with ``a``'s values (``a`` may be a view)."""
     out = _empty(a.shape, a.dtype)
     if a.size:
-        out.copy_to_device(a)
+        if is_contiguous(a):
+            out.copy_to_device(a)
+        else:
+            _assign(out, a)
     return out
 
 
@@ -207,11 +230,16 @@ def _weak(arr, s):
 
 
 def inplace(op, x, y):
-    """``x op= y`` in place (``op`` a key of ``elementwise.BINARY``); returns ``x``."""
+    """``x op= y`` in place (``op`` a key of ``elementwise.BINARY``); returns ``x``.
+    ``x`` may be a view (its base changes); a ``y`` overlapping ``x``'s memory is read
+    before anything is written, as numpy does."""
     if _is_device(y) and np.broadcast_shapes(x.shape, y.shape) != x.shape:
         raise ValueError(f"in-place {op}: shape {y.shape} cannot be broadcast to {x.shape}")
     _real_only(op, _COMPLEX_BINARY, x, y)
-    return _binary(op, x, y, x.dtype, out=x)
+    if is_contiguous(x) and (y is x or not _is_device(y) or not may_share_memory(x, y)):
+        return _binary(op, x, y, x.dtype, out=x)
+    _assign(x, _binary(op, x, y, x.dtype))
+    return x
 
 
 def where(cond, x, y):
@@ -356,25 +384,36 @@ def matmul(a, b):
 
 
 def reshape(x, shape):
-    return x.reshape(tuple(shape))
+    """``x`` with a new ``shape``: a view where numpy's reshape gives one (a contiguous
+    ``x``, or strides that allow it), else a contiguous copy."""
+    shape = tuple(shape)
+    if -1 in shape:
+        known = math.prod(s for s in shape if s != -1)
+        shape = tuple(x.size // known if s == -1 and known else s for s in shape)
+    if math.prod(shape) != x.size:
+        raise ValueError(f"cannot reshape array of size {x.size} into shape {shape}")
+    if is_contiguous(x):
+        return x.reshape(shape)
+    strides = nocopy_strides(x.shape, element_strides(x), shape)
+    if strides is None:
+        return copy(x).reshape(shape)
+    return strided_view(x, 0, shape, strides)
 
 
 def transpose(x, axes):
+    """``x`` with its axes permuted (a view)."""
     axes = tuple(axes)
-    shape = tuple(x.shape[a] for a in axes)
-    own = contiguous_strides(x.shape)
-    out = _empty(shape, x.dtype)
-    _copy_into(out, x, shape, 0, contiguous_strides(shape), 0, tuple(own[a] for a in axes))
-    return out
+    st = element_strides(x)
+    return strided_view(x, 0, tuple(x.shape[a] for a in axes), tuple(st[a] for a in axes))
 
 
 def broadcast_to(x, shape):
+    """A read-only view of ``x`` repeated to ``shape`` (zero strides)."""
     shape = tuple(shape)
     if np.broadcast_shapes(x.shape, shape) != shape:
         raise ValueError(f"cannot broadcast shape {x.shape} to {shape}")
-    out = _empty(shape, x.dtype)
-    _copy_into(out, x, shape, 0, contiguous_strides(shape), 0, broadcast_strides(x.shape, shape))
-    return out
+    return strided_view(x, 0, shape, broadcast_strides(x.shape, shape, element_strides(x)),
+                        readonly=True)
 
 
 def concat(arrays, axis):
@@ -384,55 +423,62 @@ def concat(arrays, axis):
     dst = contiguous_strides(shape)
     start = 0
     for a in arrays:
-        _copy_into(out, a, a.shape, start * dst[axis], dst, 0, contiguous_strides(a.shape))
+        _copy_into(out, a, a.shape, start * dst[axis], dst, 0, element_strides(a))
         start += a.shape[axis]
     return out
 
 
 def stack(arrays, axis):
-    return concat([a.reshape(a.shape[:axis] + (1,) + a.shape[axis:]) for a in arrays], axis)
+    return concat([reshape(a, a.shape[:axis] + (1,) + a.shape[axis:]) for a in arrays], axis)
 
 
-def _plan(shape, index):
-    """Where ``index`` reads in a contiguous array of ``shape``.
+def _plan(shape, index, strides=None):
+    """Where ``index`` reads in an array of ``shape`` with element ``strides`` (default:
+    contiguous).
 
     Returns ``(result shape, (offset, strides) or None, positions or None)``: basic
-    indexing (ints, slices, None, ...) is an offset and element strides, found by
-    letting numpy index a zero-copy strided probe; advanced indexing is a device
-    int64 array of flat positions, found by indexing ``arange`` on the host.  numpy
-    does the bounds checks, so errors read as on the CPU.
+    indexing (ints, slices, None, ...) is an element offset and strides, found by
+    letting numpy index a zero-copy strided probe; advanced indexing is a host int64
+    array of element offsets (from element 0), found by indexing a grid of them on the
+    host.  numpy does the bounds checks, so errors read as on the CPU.
     """
+    strides = contiguous_strides(shape) if strides is None else tuple(strides)
     items = index if isinstance(index, tuple) else (index,)
     host = tuple(i.copy_to_host() if _is_device(i) else i for i in items)
     if any(isinstance(i, (np.ndarray, list)) for i in host):
-        pos = np.arange(math.prod(shape), dtype=np.int64).reshape(shape)[host]
-        return pos.shape, None, from_numpy(pos.reshape(-1))
+        grid = np.zeros(shape, np.int64)
+        for d, (n, st) in enumerate(zip(shape, strides)):
+            grid += (np.arange(n, dtype=np.int64) * st).reshape((n,) + (1,) * (len(shape) - d - 1))
+        pos = grid[host]
+        return pos.shape, None, pos
     if not any(i is Ellipsis for i in host):
         host += (Ellipsis,)              # so integer indices still give a view, not a scalar
-    probe = np.lib.stride_tricks.as_strided(
-        np.zeros(1, np.int64), shape, tuple(8 * s for s in contiguous_strides(shape)),
-        writeable=False)
+    probe = np.lib.stride_tricks.as_strided(np.zeros(1, np.int64), shape,
+                                            tuple(8 * s for s in strides), writeable=False)
     view = probe[host]
     off = (view.__array_interface__["data"][0] - probe.__array_interface__["data"][0]) // 8
     return view.shape, (off, tuple(s // 8 for s in view.strides)), None
 
 
 def diagonal(x, offset):
-    """Diagonal ``offset`` of the last two axes (a copy: device arrays here have no
-    strided views)."""
+    """Diagonal ``offset`` of the last two axes as the last axis: a writable view."""
     n, m = x.shape[-2:]
     r0, c0 = max(-offset, 0), max(offset, 0)
     k = max(0, min(n - r0, m - c0))
-    return getitem(x, (Ellipsis, np.arange(k) + r0, np.arange(k) + c0))
+    st = element_strides(x)
+    return strided_view(x, (r0 * st[-2] + c0 * st[-1]) if k else 0, x.shape[:-2] + (k,),
+                        st[:-2] + (st[-2] + st[-1],))
 
 
 def getitem(x, index):
-    shape, strided, pos = _plan(x.shape, index)
-    out = _empty(shape, x.dtype)
+    """``x[index]``: a view for basic indexing, a gathered copy for advanced indexing."""
+    shape, strided, pos = _plan(x.shape, index, element_strides(x))
     if strided is not None:
-        _copy_into(out, x, shape, 0, contiguous_strides(shape), *strided)
-    else:
-        _run(mv.gather, out.size, _flat(out), _flat(x), pos)
+        return strided_view(x, strided[0], shape, strided[1])
+    out = _empty(shape, x.dtype)
+    if pos.size:
+        flat, base, _ = layout(x)
+        _run(mv.gather, out.size, _flat(out), flat, from_numpy(pos.reshape(-1) + base))
     return out
 
 
@@ -440,21 +486,31 @@ def _fit_value(v, shape, dtype, what):
     """Device array of ``v`` that broadcasts to ``shape`` (leading 1s dropped)."""
     v = _operand(v, dtype)
     while v.ndim > len(shape) and v.shape[0] == 1:
-        v = v.reshape(v.shape[1:])
+        v = reshape(v, v.shape[1:])
     if v.ndim > len(shape) or np.broadcast_shapes(v.shape, shape) != tuple(shape):
         raise ValueError(f"{what}: value of shape {v.shape} cannot be broadcast to {tuple(shape)}")
     return v
 
 
 def setitem(x, index, value):
-    shape, strided, pos = _plan(x.shape, index)
+    """``x[index] = value`` in ``x``'s memory (``x`` may be a view: its base changes); a
+    ``value`` overlapping ``x``'s memory is read before anything is written."""
+    try:
+        shape, strided, pos = _plan(x.shape, index, element_strides(x))
+    except IndexError as err:
+        raise IndexError(f"__setitem__: index out of range for a tensor of shape {x.shape}: "
+                         f"{err}") from None
     v = _fit_value(value, shape, x.dtype, "setitem")
+    if not is_contiguous(v) or (v is not x and may_share_memory(x, v)):
+        v = copy(v)
     vs = broadcast_strides(v.shape, shape)
     if strided is not None:
         _copy_into(x, v, shape, *strided, 0, vs)
     elif pos.size:
+        flat, base, _ = layout(x)
         cshape, (cvs,) = collapse(shape, [vs])
-        _run(mv.scatter, pos.size, _flat(x), _flat(v), pos, cshape, cvs)
+        _run(mv.scatter, pos.size, flat, _flat(v), from_numpy(pos.reshape(-1) + base),
+             cshape, cvs)
 
 
 # dtypes cuda.atomic.add supports; the others accumulate in the wider type of the same
@@ -480,14 +536,15 @@ def index_add(shape, dtype, index, values):
                               for p in ("real", "imag")))
     if strided is not None:      # basic indexing never repeats a position
         out = full(shape, 0, dtype)
-        _copy_into(out, v, rshape, *strided, 0, broadcast_strides(v.shape, rshape))
+        _copy_into(out, v, rshape, *strided, 0,
+                   broadcast_strides(v.shape, rshape, element_strides(v)))
         return out
     acc = _atomic_dtype(dtype)
     out = full(shape, 0, acc)
     if pos.size:
         if v.shape != rshape or v.dtype != acc:
             v = astype(broadcast_to(v, rshape), acc)
-        _run(mv.scatter_add, pos.size, _flat(out), _flat(v), pos)
+        _run(mv.scatter_add, pos.size, _flat(out), _flat(v), from_numpy(pos.reshape(-1)))
     return out if acc == np.dtype(dtype) else astype(out, dtype)
 
 
@@ -524,3 +581,55 @@ from .nn import *  # noqa: E402,F401,F403
 from .fused import *  # noqa: E402,F401,F403
 from .spectral import *  # noqa: E402,F401,F403
 from .losses import *  # noqa: E402,F401,F403
+
+# ------------------------------------------------- operands of the row-major kernels
+# The functions below read views in place or write into them; every other function of
+# this backend (the contract's and the families') gets its non-contiguous array
+# operands, also inside lists and tuples, as contiguous copies, which it only reads.
+# ``unary``, ``binary`` and ``where`` read through ``_flat``, which copies the same way.
+
+_VIEW_AWARE = frozenset((
+    "asarray", "to_numpy", "from_numpy", "copy", "astype", "unary", "binary", "where",
+    "inplace", "reshape", "transpose", "broadcast_to", "concat", "stack", "getitem",
+    "setitem", "diagonal", "index_add", "matmul", "matmul_nt", "matmul_tn"))
+
+
+def _strided(v):
+    if type(v) in (list, tuple):
+        return any(map(_strided, v))
+    return _is_device(v) and not is_contiguous(v)
+
+
+def _compact(v):
+    if type(v) in (list, tuple):
+        return type(v)(map(_compact, v))
+    return copy(v) if _is_device(v) and not is_contiguous(v) else v
+
+
+def _contiguous_operands(fn):
+    """``fn`` with its non-contiguous device-array operands replaced by contiguous
+    copies (for kernels that walk row-major buffers; the copies are only read)."""
+    import functools
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        if any(map(_strided, args)) or any(map(_strided, kwargs.values())):
+            args = tuple(map(_compact, args))
+            kwargs = {k: _compact(v) for k, v in kwargs.items()}
+        return fn(*args, **kwargs)
+    return run
+
+
+def _wrap_row_major():
+    from .. import api
+    from . import fused, indexing, linalg, losses, nn, special, spectral
+    names = set(api.FUNCTIONS)
+    for family in (special, indexing, linalg, nn, fused, spectral, losses):
+        names.update(family.__all__)
+    for n in sorted(names - _VIEW_AWARE):
+        fn = globals().get(n)
+        if callable(fn):
+            globals()[n] = _contiguous_operands(fn)
+
+
+_wrap_row_major()

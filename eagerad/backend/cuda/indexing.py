@@ -107,7 +107,7 @@ def _rows(x, axis):
 
     def restore(flat):
         out = flat.reshape(moved)
-        return out if axis == x.ndim - 1 else _core.transpose(out, back)
+        return out if axis == x.ndim - 1 else _core.copy(_core.transpose(out, back))
     return rows, M, K, restore
 
 

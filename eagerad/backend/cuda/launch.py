@@ -92,13 +92,14 @@ def contiguous_strides(shape):
     return tuple(reversed(out))
 
 
-def broadcast_strides(shape, target):
-    """Element strides that read a contiguous ``shape`` broadcast up to ``target``.
+def broadcast_strides(shape, target, strides=None):
+    """Element strides that read an array of ``shape`` (contiguous, or with element
+    ``strides``) broadcast up to ``target``.
 
-    >>> broadcast_strides((3, 1), (2, 3, 4))
-    (0, 1, 0)
+    >>> broadcast_strides((3, 1), (2, 3, 4)), broadcast_strides((3,), (2, 3), (2,))
+    ((0, 1, 0), (0, 2))
     """
-    own = contiguous_strides(shape)
+    own = contiguous_strides(shape) if strides is None else strides
     lead = len(target) - len(shape)
     return (0,) * lead + tuple(0 if s == 1 and t != 1 else st
                                for s, t, st in zip(shape, target[lead:], own))

@@ -91,7 +91,7 @@ def einsum(subscripts, *arrays):
         sb, b = _sum_private(B, sb, b, later | set(sa))
         ops = [_contract(B, sa, a, sb, b, later)] + ops[2:]
     s, a = _sum_private(B, *ops[0], set(out))
-    return B.transpose(a, [s.index(c) for c in out]) if s != out else B.copy(a)
+    return B.copy(B.transpose(a, [s.index(c) for c in out]) if s != out else a)
 
 
 _host_einsum = on_host("einsum")

@@ -260,14 +260,13 @@ def use_cublas(dtype, M, N, K):
 
 def _operand(B, x):
     """``(array, transposed)``: C-contiguous ``x`` as is; a matrix stored column-major (a
-    transposed view, where the array type has them) as its C-contiguous transpose and True;
-    anything else copied contiguous."""
-    contiguous = getattr(x, "is_c_contiguous", None)
-    if contiguous is None or contiguous():
+    transposed view) as its C-contiguous transpose (a view too) and True; anything else
+    copied contiguous."""
+    if x.is_c_contiguous():
         return x, False
-    if x.ndim == 2 and x.is_f_contiguous():
-        return x.T, True
-    return B.transpose(x, tuple(range(x.ndim))), False
+    if x.ndim == 2 and x.is_f_contiguous() and 0 not in x.strides:
+        return B.transpose(x, (1, 0)), True
+    return B.copy(x), False
 
 
 def product(a, b, trans_a=False, trans_b=False):
@@ -317,7 +316,7 @@ def _batched(B, x, batch):
     if math.prod(x.shape[:-2]) == 1:
         return x.reshape(x.size), 0
     if x.shape[:-2] != batch:
-        x = B.broadcast_to(x, batch + x.shape[-2:])
+        x = B.copy(B.broadcast_to(x, batch + x.shape[-2:]))
     return x.reshape(x.size), math.prod(x.shape[-2:])
 
 

@@ -2,9 +2,9 @@
 
 ``copy_strided`` is the workhorse: it walks a logical ``shape`` and copies from
 ``src_off + sum(i_d * src_strides[d])`` to ``dst_off + sum(i_d * dst_strides[d])``
-(flat buffers, element strides), casting on store.  Transpose, broadcast_to,
-basic indexing, slice assignment and concat are that one kernel with different
-strides.  Advanced indexing goes through an explicit int64 map of flat source
+(flat buffers, element strides), casting on store.  Copies of views (``views``:
+transposes, broadcasts, slices), writes into views, slice assignment and concat are
+that one kernel with different strides.  Advanced indexing goes through an explicit int64 map of flat source
 positions; ``scatter_add`` accumulates with atomics so repeated indices add up.
 """
 from numba import cuda
