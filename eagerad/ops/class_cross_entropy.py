@@ -92,13 +92,15 @@ cross_entropy_index = defop(
 
 
 def fused_applies(x, target, weight=None):
-    """Whether ``class_cross_entropy`` serves these operands: float32/float64 scores with
-    at least one class, integer targets, class weights that need no gradient, no vmap.
+    """Whether ``class_cross_entropy`` serves these operands: float32/float64 CPU scores
+    with at least one class, integer targets, class weights that need no gradient, no
+    vmap.  (On CUDA the op would run through the host, a synchronising round trip per
+    call, so GPU scores keep the composed formula's device kernels.)
 
     >>> fused_applies(eagerad.zeros(2, 3), eagerad.tensor([0, 1]))
     True
     """
-    return x.dtype.char in "fd" and x.ndim >= 1 and x.shape[1 if x.ndim > 1 else 0] > 0 \
+    return x._device.type == "cpu" and x.dtype.char in "fd" and x.ndim >= 1 and x.shape[1 if x.ndim > 1 else 0] > 0 \
         and target.dtype.kind in "iu" and not batching.levels \
         and (weight is None or not weight._requires_grad)
 
