@@ -197,3 +197,5 @@ from ._legacy_types import *  # noqa: E402,F401,F403  (torch.FloatTensor, ... is
 from ._legacy_types import install_cuda_types as _install_cuda_types  # noqa: E402
 _install_cuda_types(cuda)
 from ._toplevel_extra import *  # noqa: E402,F401,F403  (torch.convolution, ... issue 20)
+from ._out import honour_out as _honour_out  # noqa: E402
+_honour_out(globals())      # last: every torch.* function taking out= writes it (_out.py)

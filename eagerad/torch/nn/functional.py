@@ -52,3 +52,6 @@ for _pool in (max_pool3d, adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max
     globals()[_pool.__name__ + "_with_indices"] = with_indices(_pool)
     __all__.append(_pool.__name__ + "_with_indices")
 del _pool
+
+from .._out import honour_out as _honour_out  # noqa: E402
+_honour_out(globals())      # last: out= is written, not ignored (torch/_out.py)
