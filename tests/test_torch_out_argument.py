@@ -72,6 +72,15 @@ def test_a_positional_out_is_written_too():
     assert out.item() == 11.0
 
 
+def test_arguments_after_a_positional_out_keep_their_places():
+    values = np.array([0.1, 0.2, 0.3], np.float32)
+    out = torch.zeros((), dtype=torch.float64)
+    # dtype=float64 after the positional out: the norm is taken in float64 (a float32 norm
+    # differs from it in the 8th digit)
+    assert torch.norm(torch.tensor(values), 2, 0, False, out, torch.float64) is out
+    assert out.item() == np.linalg.norm(values.astype(np.float64))
+
+
 def test_writing_into_a_view_reaches_its_base():
     base = torch.zeros(2, 3)
     torch.sum(torch.tensor(X), 0, out=base[1])

@@ -66,8 +66,8 @@ def _with_out(name, fn, position):
     """``fn`` with its ``out`` argument (keyword, or positional at ``position``) honoured."""
     @functools.wraps(fn)
     def call(*args, out=None, **kwargs):
-        if position is not None and len(args) > position:
-            args, out = args[:position] + args[position + 1:], args[position]
+        if position is not None and len(args) > position:     # later arguments keep
+            args, out = args[:position] + (None,) + args[position + 1:], args[position]
         result = fn(*args, **kwargs)
         return result if out is None else write_out(name, result, out)
     call.honours_out = True
