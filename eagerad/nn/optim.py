@@ -374,16 +374,11 @@ def _step_scalars(opt, key, make):
     return held
 
 
-_kernel_module = []
-
-
 def _kernels():
     """``backend.cpu.optim_kernels``, imported at the first step (importing eagerad
-    compiles nothing)."""
-    if not _kernel_module:
-        from ..backend.cpu import optim_kernels
-        _kernel_module.append(optim_kernels)
-    return _kernel_module[0]
+    compiles nothing), as the other callers of the CPU kernels import theirs."""
+    from ..backend.cpu import optim_kernels
+    return optim_kernels
 
 
 def _torch_options(name, maximize, foreach, capturable, differentiable, fused):
