@@ -31,6 +31,9 @@ from .. import formulas
 from . import pool
 from .fast_exp import exp32_scaled
 from .vector_math import _bits_float32, _float32_bits, estrin
+from . import jit_cache
+
+CACHE = jit_cache.enabled()      # on disk, or a fallback on read-only installs
 
 PARALLEL_MIN = 1 << 16
 _K = math.sqrt(2 / math.pi)
@@ -40,12 +43,12 @@ _gelu = njit(inline="always")(formulas.gelu)
 _gelu_tanh = njit(inline="always")(formulas.gelu_tanh)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=CACHE, inline="always", error_model="numpy")
 def _value(x, tanh_form):
     return _gelu_tanh(x, 0.0, 0.0) if tanh_form else _gelu(x, 0.0, 0.0)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=CACHE, inline="always", error_model="numpy")
 def _slope(x, tanh_form):
     if tanh_form:
         t = math.tanh(_K * (x + _C * x * x * x))
@@ -53,25 +56,25 @@ def _slope(x, tanh_form):
     return 0.5 * math.erfc(-x * formulas.SQRT1_2) + x * math.exp(-0.5 * x * x) * _INV_SQRT_2PI
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=CACHE, error_model="numpy")
 def _forward_serial(x, out, tanh_form):
     for i in range(x.size):
         out[i] = _value(np.float64(x[i]), tanh_form)
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
+@njit(cache=CACHE, parallel=True, error_model="numpy")
 def _forward_parallel(x, out, tanh_form):
     for i in prange(x.size):
         out[i] = _value(np.float64(x[i]), tanh_form)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=CACHE, error_model="numpy")
 def _backward_serial(g, x, out, tanh_form):
     for i in range(x.size):
         out[i] = np.float64(g[i]) * _slope(np.float64(x[i]), tanh_form)
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
+@njit(cache=CACHE, parallel=True, error_model="numpy")
 def _backward_parallel(g, x, out, tanh_form):
     for i in prange(x.size):
         out[i] = np.float64(g[i]) * _slope(np.float64(x[i]), tanh_form)
@@ -94,7 +97,7 @@ _XMAX = _F(14.5)                     # exp(-x*x/2) < 2^-151 beyond: a Phi(-a) is
 _UNSCALE = _F(2.0 ** -64)
 
 
-@njit(cache=True, inline="always", error_model="numpy", fastmath={"contract"})
+@njit(cache=CACHE, inline="always", error_model="numpy", fastmath={"contract"})
 def _tail32(x):
     """For a float32 ``x``: ``(a, e, h)``, ``a = min(|x|, _XMAX)``, ``e = exp(-a*a/2)`` and
     ``h = Phi(-a)``, both times 2^64 (normal numbers however small the result)."""
@@ -107,7 +110,7 @@ def _tail32(x):
     return a, e, (_SQRT2_32 * s) * (e * (_ONE32 + w * _r32(w)))
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
+@njit(cache=CACHE, error_model="numpy", fastmath={"contract"})
 def _forward32(x, out):
     for i in range(x.size):
         v = x[i]
@@ -116,7 +119,7 @@ def _forward32(x, out):
         out[i] = (v if v > 0 else -_ZERO32) if a >= _XMAX else y  # NaN: y is NaN
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
+@njit(cache=CACHE, error_model="numpy", fastmath={"contract"})
 def _backward32(g, x, out):
     for i in range(x.size):
         v = x[i]
@@ -130,13 +133,13 @@ def _backward32(g, x, out):
 _BLOCK = 1 << 14
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
+@njit(cache=CACHE, parallel=True, error_model="numpy")
 def _forward32_parallel(x, out):
     for b in prange((x.size + _BLOCK - 1) // _BLOCK):     # vectorised blocks per thread
         _forward32(x[b * _BLOCK:(b + 1) * _BLOCK], out[b * _BLOCK:(b + 1) * _BLOCK])
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
+@njit(cache=CACHE, parallel=True, error_model="numpy")
 def _backward32_parallel(g, x, out):
     for b in prange((x.size + _BLOCK - 1) // _BLOCK):
         lo, hi = b * _BLOCK, (b + 1) * _BLOCK

@@ -20,6 +20,9 @@ import numpy as np
 from numba import njit, prange
 
 from .fast_exp import exp32
+from . import jit_cache
+
+CACHE = jit_cache.enabled()      # on disk, or a fallback on read-only installs
 
 PARALLEL_MIN = 1 << 16
 _ONE, _ZERO = np.float32(1.0), np.float32(0.0)
@@ -30,7 +33,7 @@ _ONE, _ZERO = np.float32(1.0), np.float32(0.0)
 # from vectorising the short row loops (~4x slower).
 
 
-@njit(cache=True, error_model="numpy", fastmath={"reassoc", "contract"})
+@njit(cache=CACHE, error_model="numpy", fastmath={"reassoc", "contract"})
 def _normalise_rows(out, lo, hi):
     """``out[i] /= sum(out[i])`` for rows ``lo <= i < hi``: float64 sums, scaled by the
     float32 reciprocal."""
@@ -43,7 +46,7 @@ def _normalise_rows(out, lo, hi):
             out[i, j] *= inv
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
+@njit(cache=CACHE, error_model="numpy", fastmath={"contract"})
 def _shifted_exp(x, out, lo, hi):
     """``out[i] = exp(x[i] - max(x[i]))`` for rows ``lo <= i < hi``."""
     for i in range(lo, hi):
@@ -55,7 +58,7 @@ def _shifted_exp(x, out, lo, hi):
             out[i, j] = exp32(x[i, j] - m)
 
 
-@njit(cache=True, error_model="numpy", fastmath={"reassoc", "contract"})
+@njit(cache=CACHE, error_model="numpy", fastmath={"reassoc", "contract"})
 def _row_dots(g, ans, dots, lo, hi):
     """``dots[i] = <g[i], ans[i]>`` summed in float64 (reordered), rounded to float32."""
     for i in range(lo, hi):
@@ -65,7 +68,7 @@ def _row_dots(g, ans, dots, lo, hi):
         dots[i] = np.float32(s)
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
+@njit(cache=CACHE, error_model="numpy", fastmath={"contract"})
 def _softmax_grad_rows(g, ans, dots, out, lo, hi):
     for i in range(lo, hi):
         s = dots[i]
@@ -73,14 +76,14 @@ def _softmax_grad_rows(g, ans, dots, out, lo, hi):
             out[i, j] = ans[i, j] * (g[i, j] - s)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=CACHE, error_model="numpy")
 def softmax_rows(x, out):
     """``out[i] = softmax(x[i])`` for C-contiguous float32 matrices ``x``, ``out``."""
     _shifted_exp(x, out, 0, x.shape[0])
     _normalise_rows(out, 0, x.shape[0])
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=CACHE, error_model="numpy")
 def softmax_rows_backward(g, ans, out):
     """``out[i] = ans[i] * (g[i] - <g[i], ans[i]>)``: softmax's gradient, float32 rows."""
     dots = np.empty(g.shape[0], np.float32)
@@ -93,7 +96,7 @@ _BLOCK = 1 << 14
 
 # the parallel twins hand each task a range of rows of the whole (C-contiguous) arrays:
 # slices of them would be typed as strided arrays, whose loops LLVM does not vectorise
-@njit(cache=True, parallel=True, error_model="numpy")
+@njit(cache=CACHE, parallel=True, error_model="numpy")
 def softmax_rows_parallel(x, out):
     """``softmax_rows`` over blocks of rows, one block per task."""
     rows = x.shape[0]
@@ -104,7 +107,7 @@ def softmax_rows_parallel(x, out):
         _normalise_rows(out, lo, hi)
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
+@njit(cache=CACHE, parallel=True, error_model="numpy")
 def softmax_rows_backward_parallel(g, ans, out):
     """``softmax_rows_backward`` over blocks of rows, one block per task."""
     rows = g.shape[0]

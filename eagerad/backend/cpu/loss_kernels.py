@@ -26,6 +26,9 @@ from numba import njit, types
 from numba.extending import overload
 
 from .fast_exp import exp32
+from . import jit_cache
+
+CACHE = jit_cache.enabled()      # on disk, or a fallback on read-only installs
 
 
 @njit(error_model="numpy", fastmath={"contract"})
@@ -90,7 +93,7 @@ def _grad_row_weighted(a, e, shift, w, o):
         o[j] = a * np.float64(e[j]) - shift * w[j]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=CACHE, error_model="numpy")
 def _weight_sum(w, c):
     if w.size == 0:
         return float(c)
@@ -100,7 +103,7 @@ def _weight_sum(w, c):
     return total
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=CACHE, error_model="numpy")
 def forward(x, t, w, ignore, has_ignore, smoothing, out, e, inv):
     """Per-row losses of ``x`` (M, C) for targets ``t`` (M,) into ``out`` (M,) float64;
     ``w`` (C,) float64 class weights or an empty array (all ones).  With ``e`` of x's
@@ -141,7 +144,7 @@ def forward(x, t, w, ignore, has_ignore, smoothing, out, e, inv):
     return total_w, total, -1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=CACHE, error_model="numpy")
 def target_weight(t, w, ignore, has_ignore):
     """The sum of the weights of the targets that are not ``ignore`` (their count
     without weights): the divisor of the 'mean' reduction."""
@@ -153,7 +156,7 @@ def target_weight(t, w, ignore, has_ignore):
     return total
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=CACHE, error_model="numpy")
 def backward(g, x, t, w, ignore, has_ignore, smoothing, e, inv, out):
     """``out`` (M, C) = the gradient of the per-row losses, row ``i`` scaled by ``g[i]``
     (``g`` (M,) float64); rows of ignored targets get zeros.  ``e`` and ``inv`` are what

@@ -12,11 +12,15 @@ import math
 
 from numba import njit
 
+from . import jit_cache
+
+CACHE = jit_cache.enabled()      # on disk, or a fallback on read-only installs
+
 # sums may be reordered (vectorised reductions); NaN and inf keep their IEEE meaning
 _REASSOC = {"reassoc", "contract"}
 
 
-@njit(cache=True, inline="always", error_model="numpy", fastmath=_REASSOC)
+@njit(cache=CACHE, inline="always", error_model="numpy", fastmath=_REASSOC)
 def _row_stats(x, r, eps):
     d = x.shape[1]
     s = 0.0
@@ -30,7 +34,7 @@ def _row_stats(x, r, eps):
     return mean, 1.0 / math.sqrt(v / d + eps)
 
 
-@njit(cache=True, error_model="numpy", fastmath=_REASSOC)
+@njit(cache=CACHE, error_model="numpy", fastmath=_REASSOC)
 def forward(x, w, b, out, eps):
     """``out[r] = (x[r] - mean) / sqrt(var + eps) * w + b`` per row ``r``."""
     for r in range(x.shape[0]):
@@ -39,7 +43,7 @@ def forward(x, w, b, out, eps):
             out[r, j] = (x[r, j] - mean) * rstd * w[j] + b[j]
 
 
-@njit(cache=True, error_model="numpy", fastmath=_REASSOC)
+@njit(cache=CACHE, error_model="numpy", fastmath=_REASSOC)
 def backward(g, x, w, eps, dx, dw, db):
     """Gradients of ``forward`` for the output gradient ``g``: ``dx`` per row, ``dw`` and
     ``db`` (float64, zeros in) summed over the rows."""

@@ -16,6 +16,10 @@ array([0.])
 import numpy as np
 from numba import njit
 
+from . import jit_cache
+
+CACHE = jit_cache.enabled()      # on disk, or a fallback on read-only installs
+
 
 @njit(inline="always", error_model="numpy")
 def _gradient(g, p, i, maximize, wd):
@@ -30,7 +34,7 @@ def _gradient(g, p, i, maximize, wd):
     return gi, pi
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=CACHE, error_model="numpy")
 def adam(p, g, m, v, coef, first, maximize):
     """One Adam step over the flat arrays ``p``, ``g``, ``m``, ``v`` (moments updated in
     place; ``first``: they are written, not read).  ``coef`` holds, in p's dtype: ``l2``
@@ -53,7 +57,7 @@ def adam(p, g, m, v, coef, first, maximize):
         p[i] = pi * decay - mi / denom * step
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=CACHE, error_model="numpy")
 def sgd(p, g, buf, coef, first, momentum_on, maximize, nesterov):
     """One SGD step over the flat arrays ``p`` and ``g`` with the momentum buffer ``buf``
     (written on the ``first`` step, else updated; unused without momentum).  ``coef``
@@ -71,7 +75,7 @@ def sgd(p, g, buf, coef, first, momentum_on, maximize, nesterov):
         p[i] = pi - gi * lr
 
 
-@njit(cache=True, error_model="numpy", fastmath={"reassoc", "contract"})
+@njit(cache=CACHE, error_model="numpy", fastmath={"reassoc", "contract"})
 def sum_squares(a):
     """The sum of squares of the flat array ``a`` in float64 (``clip_grad_norm_``'s pass
     over a gradient; NaN and infinities propagate)."""

@@ -17,6 +17,9 @@ from numba import njit
 
 from . import threads
 from .window_copy_kernels import _inside
+from . import jit_cache
+
+CACHE = jit_cache.enabled()      # on disk, or a fallback on read-only installs
 
 # elements (of the largest array) from which a call is split over the pool
 SPLIT_MIN = 1 << 18
@@ -70,7 +73,7 @@ def put(src, idx, out):
     _over_rows(_put, (src, idx, out))
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(cache=CACHE, error_model="numpy", nogil=True)
 def _argmax(x, idx, kh, kw, sh, sw, dh, dw, pt, pl):
     """``idx[n, c, oy, ox]``: the flat (y * W + x) position of each window's maximum.
 
@@ -107,7 +110,7 @@ def _argmax(x, idx, kh, kw, sh, sw, dh, dw, pt, pl):
             k += ow
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(cache=CACHE, error_model="numpy", nogil=True)
 def _argmax_2x2(x, idx):
     """``argmax`` for 2x2 windows with stride 2, no padding or dilation, and no NaN in
     ``x`` (so a plain ``>`` decides, which LLVM vectorises: ~10x faster)."""
@@ -133,7 +136,7 @@ def _argmax_2x2(x, idx):
                     idx[n, c, oy, ox] = where
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(cache=CACHE, error_model="numpy", nogil=True)
 def _take(src, idx, out, fill):
     """``out[p, k] = src[p, idx[p, k]]`` per plane ``p`` (``fill`` where ``idx`` < 0)."""
     for p in range(idx.shape[0]):
@@ -142,7 +145,7 @@ def _take(src, idx, out, fill):
             out[p, k] = src[p, i] if i >= 0 else fill
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(cache=CACHE, error_model="numpy", nogil=True)
 def _put(src, idx, out):
     """``out[p, idx[p, k]] += src[p, k]`` per plane ``p``, in ``k`` order (``idx`` < 0
     dropped)."""

@@ -19,9 +19,12 @@ from numba import njit
 
 from .kernels import _tanh32 as tanh_float32
 from .vector_math import exp_float32
+from . import jit_cache
+
+CACHE = jit_cache.enabled()      # on disk, or a fallback on read-only installs
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=CACHE, error_model="numpy")
 def gate_math(gates, g_neg, c_prev, c, unit):
     """One step forward after the exponentials: ``gates`` (N, 4H) holds ``exp(-z)`` of
     the input, forget and output gates, which become their sigmoids ``1 / (1 + exp(-z))``
@@ -42,7 +45,7 @@ def gate_math(gates, g_neg, c_prev, c, unit):
             c[n, j] = row[size + j] * c_prev[n, j] + row[j] * g
 
 
-@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+@njit(cache=CACHE, nogil=True, error_model="numpy", fastmath={"contract"})
 def cell_backward(grad, gates, tanh_c, c_prev, dh, dc, dz):
     """One step back: ``grad`` (the gradient of this step's output h), ``dh`` (the
     carried gradient of h, from the next step's product) and ``dc`` (of c) in, ``dz`` (of
@@ -65,7 +68,7 @@ def cell_backward(grad, gates, tanh_c, c_prev, dh, dc, dz):
             do[j] = h_bar * tc[j] * o[j] * (1 - o[j])
 
 
-@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+@njit(cache=CACHE, nogil=True, error_model="numpy", fastmath={"contract"})
 def step_float32(gates, xw, b_hh, c_prev, c, tanh_c, h):
     """One float32 step forward after its product, every elementwise part in one call:
     ``gates`` (N, 4H) holds ``h_prev @ W_hh.T``, to which the step's ``xw + b_hh`` is
@@ -99,7 +102,7 @@ def step_float32(gates, xw, b_hh, c_prev, c, tanh_c, h):
             out[j] = o[j] * tc[j]
 
 
-@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+@njit(cache=CACHE, nogil=True, error_model="numpy", fastmath={"contract"})
 def gru_step_float32(hw, b_hh, xw, h_prev, block, h):
     """One float32 GRU step forward after its product ``hw = h_prev @ W_hh.T`` (N, 3H):
     ``block`` (N, 4H) receives ``[r, z, n, hn]`` (``hn = hw_n + b_hn``), ``h`` the new
@@ -123,7 +126,7 @@ def gru_step_float32(hw, b_hh, xw, h_prev, block, h):
             out[j] = (one - z[j]) * new[j] + z[j] * prev[j]
 
 
-@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+@njit(cache=CACHE, nogil=True, error_model="numpy", fastmath={"contract"})
 def gru_cell_backward(grad, carried, block, h_prev, dx, dw):
     """One GRU step back: ``carried`` (N, H) holds the gradient of this step's h from the
     later steps (``z * h_bar`` of the next step plus its product) and becomes this

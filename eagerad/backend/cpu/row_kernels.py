@@ -7,8 +7,12 @@ first call; compiled code is cached on disk.
 """
 from numba import njit
 
+from . import jit_cache
 
-@njit(cache=True, error_model="numpy")
+CACHE = jit_cache.enabled()      # on disk, or a fallback on read-only installs
+
+
+@njit(cache=CACHE, error_model="numpy")
 def add_rows(out, rows, values):
     """``out[rows[m]] += values[m]`` for each m in order (``out``, ``values`` 2-D, rows
     already checked to lie in range)."""

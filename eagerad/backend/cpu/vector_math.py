@@ -14,6 +14,10 @@ import math
 import numpy as np
 from numba import njit
 
+from . import jit_cache
+
+CACHE = jit_cache.enabled()      # on disk, or a fallback on read-only installs
+
 
 def unrolled(coefficients, dtype=float):
     """Horner's rule for ``coefficients`` (constant term first) as straight-line code with
@@ -66,7 +70,7 @@ def estrin(coefficients, dtype=float):
 _exp_series = unrolled(tuple(1.0 / math.factorial(k) for k in range(14)))
 
 
-@njit(cache=True, inline="always", error_model="numpy", fastmath={"contract"})
+@njit(cache=CACHE, inline="always", error_model="numpy", fastmath={"contract"})
 def exp_nonpositive(a):
     """``exp(a)`` for ``a <= 0``: ``exp(a / 1024) ** 1024``, the inner exp by its Taylor
     series to degree 13 (0 below -745, where float64's exp underflows)."""
@@ -117,7 +121,7 @@ _EXP_LOW, _EXP_HIGH = _F32(-104.0), _F32(89.0)   # float32 exp is 0 / inf beyond
 _E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7 = [_F32(1.0 / math.factorial(k)) for k in range(8)]
 
 
-@njit(cache=True, inline="always", error_model="numpy", fastmath={"contract"})
+@njit(cache=CACHE, inline="always", error_model="numpy", fastmath={"contract"})
 def exp_float32(x):
     """``exp(x)`` of a float32 in float32 arithmetic, 8 lanes wide under AVX2: within an
     ulp of the correctly rounded result over the whole range (numpy's AVX2 loop: 2 ulp,

@@ -11,8 +11,12 @@ backend's thread pool.  Imported at the first call; compiled code is cached on d
 """
 from numba import njit
 
+from . import jit_cache
 
-@njit(cache=True, inline="always")
+CACHE = jit_cache.enabled()      # on disk, or a fallback on read-only installs
+
+
+@njit(cache=CACHE, inline="always")
 def _inside(j, dw, pl, sw, ow, w):
     """The ``ox`` range whose column ``ox * sw - pl + j * dw`` lies in ``[0, w)``."""
     off = j * dw - pl
@@ -21,7 +25,7 @@ def _inside(j, dw, pl, sw, ow, w):
     return min(lo, ow), max(min(hi, ow), min(lo, ow))
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(cache=CACHE, error_model="numpy", nogil=True)
 def col2im(cols, out, sh, sw, dh, dw, pt, pl):
     """The adjoint of ``im2col``: ``out`` (zeros, (N, C, H, W)) gains every column entry
     at the pixel it was read from; entries in the padding are dropped."""

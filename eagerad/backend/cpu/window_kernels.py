@@ -11,8 +11,12 @@ import math
 
 from numba import njit
 
+from . import jit_cache
 
-@njit(cache=True, inline="always", error_model="numpy")
+CACHE = jit_cache.enabled()      # on disk, or a fallback on read-only installs
+
+
+@njit(cache=CACHE, inline="always", error_model="numpy")
 def _first_max(x, n, c, oy, ox, kh, kw, sh, sw, dh, dw, pt, pl):
     h, w = x.shape[2], x.shape[3]
     best = -math.inf
@@ -32,7 +36,7 @@ def _first_max(x, n, c, oy, ox, kh, kw, sh, sw, dh, dw, pt, pl):
     return best, where
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=CACHE, error_model="numpy")
 def max_pool(x, out, kh, kw, sh, sw, dh, dw, pt, pl):
     """``out[n, c, oy, ox]``: the maximum of each window of ``x`` (N, C, H, W)."""
     for n in range(out.shape[0]):
@@ -43,7 +47,7 @@ def max_pool(x, out, kh, kw, sh, sw, dh, dw, pt, pl):
                                                    pt, pl)[0]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=CACHE, error_model="numpy")
 def route(src, x, out, scatter, kh, kw, sh, sw, dh, dw, pt, pl):
     """Per window of ``x``, between its maximum's position and the window's cell:
     ``scatter`` adds ``src[n, c, oy, ox]`` into ``out`` (zeros shaped as ``x``) at the
