@@ -54,9 +54,9 @@ def test_set_num_threads_refuses_what_is_not_a_positive_int(bad):
 
 def test_import_policy_in_a_fresh_process():
     """Importing eagerad leaves numpy's OpenBLAS on one thread and loads GNU OpenMP
-    with no spinning: after a Numba parallel kernel its idle worker burns no CPU (the
-    default libgomp spins ~300000 rounds, milliseconds of CPU per kernel); the
-    environment is left as it was."""
+    with a short spin: after a Numba parallel kernel its idle worker spins
+    ``OPENMP_SPIN`` rounds (~1.5 ms of CPU here; the default libgomp spins 300000,
+    ~15 ms per kernel), then sleeps; the environment is left as it was."""
     code = """if 1:
         import os, time, numpy as np
         from eagerad.backend.cpu import activation_kernels, threads
@@ -80,7 +80,7 @@ def test_import_policy_in_a_fresh_process():
     blas, busy = out.stdout.split()
     assert blas in ("1", "None")
     if threads.CORES > 1:
-        assert float(busy) < 0.005, f"idle OpenMP workers used {busy} s of CPU in 0.1 s of sleep"
+        assert float(busy) < 0.03, f"idle OpenMP workers used {busy} s of CPU in 0.1 s of sleep"
 
 
 SHAPES = [((1024, 64), (64, 192)), ((1000, 77), (77, 300)), ((16, 64, 64), (64, 512)),
@@ -114,7 +114,7 @@ def test_splits_that_do_not_pay_pause_splitting(restore_threads):
         REAL_BACK_OFF(True)
     assert threads._backoff["wait"] == threads.BACKOFF_MAX == 1.0
     assert threads.shares() == 1
-    a = np.ones((2048, 64), np.float32)
+    a = np.ones((2048, 64), np.complex64)   # (the pool's path: gemm_split's kernel never pauses)
     assert threads.matmul(a, a.T) is None
     np.testing.assert_array_equal(cpu.matmul(a, a.T), np.matmul(a, a.T))
     REAL_BACK_OFF(False)                    # a split that paid

@@ -30,8 +30,9 @@ def test_what_it_leaves_to_numpy(monkeypatch):
     q, k = _attention_views(np.float32)
     kt = k.swapaxes(-1, -2)
     assert stacked_matmul.split_stacked(q, kt) is None                    # small product
-    monkeypatch.setattr(threads, "shares", lambda: 1)
-    assert stacked_matmul.split_stacked(q, kt, min_work=0) is None        # one share
+    monkeypatch.setattr(threads, "kernel_threads", lambda: 1)
+    assert stacked_matmul.split_stacked(q, kt, min_work=0) is None        # one thread
+    monkeypatch.setattr(threads, "kernel_threads", lambda: 2)
     monkeypatch.setattr(threads, "shares", lambda: 2)
     assert stacked_matmul.split_stacked(q[0, 0], kt[0, 0], min_work=0) is None  # 2-D
     assert stacked_matmul.split_stacked(q, kt[:1], min_work=0) is None    # broadcast batch

@@ -24,7 +24,7 @@ RNN needs nothing but its output (the activation's slope is a function of it).
 """
 import numpy as np
 
-from . import pool
+from . import pool, threads
 
 
 def _buffers(steps, n, size, dtype, extra=6):
@@ -124,9 +124,10 @@ def _scan_float32(hs, rest, xw, h0, c0, w_hh, b_hh, reverse):
     w_t = np.ascontiguousarray(w_hh.T)
     gates, cells, tanh_c = _all_steps(rest, n, size)
     h, c_prev = np.ascontiguousarray(h0), np.ascontiguousarray(c0)
+    product = _step_product(h, w_t, gates[0])
     for t in _order(xw.shape[0], reverse):
         g = gates[t]
-        np.matmul(h, w_t, out=g)
+        product(h, w_t, g)
         h = hs[t]
         step(g, xw[t], b_hh, c_prev, cells[t], tanh_c[t], h)
         c_prev = cells[t]
@@ -229,10 +230,23 @@ def _backward_steps(cell_backward, g_h, rest, dz, dh, dc, c0, w_hh, order):
     gates, cells, tanh_c = _all_steps(rest, n, size)
     back = 1 if order.step < 0 else -1          # the step before t in the scan's direction
     first = order[0]
+    product = _step_product(dz[0], w_hh, dh)
     for t in reversed(order):
         z = dz[t]
         cell_backward(g_h[t], gates[t], tanh_c[t], c0 if t == first else cells[t + back], dh, dc, z)
-        np.matmul(z, w_hh, out=dh)
+        product(z, w_hh, dh)
+
+
+def _step_product(a, b, out):
+    """``f(a, b, out)`` writing ``a @ b`` into ``out`` for every step's operands (laid
+    out like these): split over threads as ``threads.matmul`` splits it (an LSTM
+    step's 16x128 @ 128x512 runs on two), prepared once for the sequence."""
+    return threads.product_plan(a, b, out) or _product
+
+
+def _product(a, b, out):
+    if threads.matmul(a, b, out) is None:
+        np.matmul(a, b, out=out)
 
 
 def _weight_grad(d_pre, hs, h0, reverse):
@@ -244,7 +258,6 @@ def _weight_grad(d_pre, hs, h0, reverse):
     >>> d = np.ones((2, 1, 3)); float(_weight_grad(d, np.ones((2, 1, 2)), np.zeros((1, 2)), False)[0, 0])
     1.0
     """
-    from .threads import matmul as split_matmul
     later, earlier = (slice(None, -1), slice(1, None)) if reverse else (slice(1, None), slice(None, -1))
     first = d_pre[-1 if reverse else 0].T @ h0 if h0.any() else None   # (h0 = 0: no term)
     if d_pre.shape[0] == 1:
@@ -252,7 +265,7 @@ def _weight_grad(d_pre, hs, h0, reverse):
                                                         np.result_type(d_pre, h0))
     a = d_pre[later].reshape(-1, d_pre.shape[-1]).T
     b = hs[earlier].reshape(-1, hs.shape[-1])
-    rest = split_matmul(a, b)
+    rest = threads.matmul(a, b)
     rest = a @ b if rest is None else rest
     return rest if first is None else first + rest
 

@@ -31,10 +31,16 @@ def split_stacked(a, b, min_work=MIN_WORK):
             or a.dtype != b.dtype or a.dtype.char not in "fd" or a.shape[-1] != b.shape[-2]:
         return None
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
-    if a.size // max(k, 1) * k * n < min_work or a.shape[0] < 2 or threads.shares() < 2:
+    work_size = a.size // max(k, 1) * k * n
+    if (work_size < min_work and not threads.kernel_splits(work_size)) or a.shape[0] < 2 \
+            or threads.kernel_threads() < 2:
         return None
     out = np.empty(a.shape[:-1] + (n,), a.dtype)
     chunks = threads.row_chunks(a.shape[0])
+    if a.ndim <= 4 and threads.gemm_split().run(a, b, out, 2, chunks):
+        return out
+    if work_size < min_work or threads.shares() < 2:
+        return None
 
     def work(i):
         lo, hi = chunks[i]

@@ -51,6 +51,8 @@ import time
 
 import numpy as np
 
+from . import openblas
+
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 # exported names of OpenBLAS's setter/getter: plain builds, then the symbol-suffixed
 # ``scipy_openblas`` builds numpy's wheels bundle (64-bit integer and 32-bit ones)
@@ -61,9 +63,13 @@ _BLAS_NAMES = (("openblas_set_num_threads", "openblas_get_num_threads"),
 # products of at least this many multiply-adds are split over the pool: a row
 # block of such a product is ~0.1 ms of BLAS, several times the hand-off
 MATMUL_SPLIT = 1 << 23
+# with ``gemm_split``'s kernel (a few microseconds a hand-off) from ~30 us of BLAS
+GEMM_SPLIT = 1 << 20
 ROW_ALIGN = 48                # row blocks of a split product start at multiples of this
 COL_ALIGN = 64                # column blocks (``column_chunks``) start at multiples of this
 _state = {"blas": None}
+# GNU OpenMP's spin rounds before an idle worker sleeps (its default is 300000, ~6 ms)
+OPENMP_SPIN = "30000"
 BACKOFF_MAX = 1.0                     # seconds (see ``_back_off``)
 _backoff = {"until": 0.0, "wait": 0.0}
 _workers = None
@@ -84,44 +90,19 @@ def _default_threads():
 _state["threads"] = _default_threads()
 
 
-def _blas_candidates():
-    """Paths of the OpenBLAS libraries numpy may have loaded: its wheel's bundled
-    copy (``numpy.libs`` / ``numpy/.dylibs``), else what ``/proc/self/maps`` shows.
-    (``numpy.show_config`` names the build machine's directory, not this one's.)"""
-    root = os.path.dirname(np.__file__)
-    found = []
-    for folder in (os.path.join(root, os.pardir, "numpy.libs"), os.path.join(root, ".dylibs")):
-        try:
-            found += [os.path.join(folder, f) for f in sorted(os.listdir(folder)) if "openblas" in f]
-        except OSError:
-            pass
-    if not found and os.path.exists("/proc/self/maps"):
-        try:
-            with open("/proc/self/maps") as maps:
-                found = sorted({line.split()[-1] for line in maps if ".so" in line})
-        except OSError:
-            found = []
-    return [p for p in found if "blas" in os.path.basename(p).lower()]
-
-
 def _blas():
-    """``(set, get)`` ctypes functions of numpy's OpenBLAS, or None where there is none
-    (MKL, Accelerate, an unknown build): then BLAS threads are left as they are."""
+    """``(set, get)`` ctypes functions of numpy's OpenBLAS thread count, or None where
+    there is none (MKL, Accelerate, an unknown build): then BLAS threads are left as
+    they are."""
     if _state["blas"] is None:
         _state["blas"] = ()
-        for path in _blas_candidates():
-            try:
-                lib = ctypes.CDLL(path)
-            except OSError:
-                continue
-            for set_name, get_name in _BLAS_NAMES:
-                setter, getter = getattr(lib, set_name, None), getattr(lib, get_name, None)
-                if setter is not None and getter is not None:
-                    setter.argtypes, setter.restype = [ctypes.c_int], None
-                    getter.argtypes, getter.restype = [], ctypes.c_int
-                    _state["blas"] = (setter, getter)
-                    break
-            if _state["blas"]:
+        for set_name, get_name in _BLAS_NAMES:
+            found = openblas.functions(set_name, get_name)
+            if found is not None:
+                setter, getter = found
+                setter.argtypes, setter.restype = [ctypes.c_int], None
+                getter.argtypes, getter.restype = [], ctypes.c_int
+                _state["blas"] = (setter, getter)
                 break
     return _state["blas"] or None
 
@@ -153,12 +134,12 @@ def set_blas_threads(n):
     return True
 
 
-def _quiet_openmp():
-    """Load GNU OpenMP (Numba's ``omp`` threading layer) with ``GOMP_SPINCOUNT=0``,
-    so its idle workers sleep rather than spin; the variable is removed again at
-    once, so a libgomp loaded later (PyTorch's own copy) keeps its defaults.  Does
-    nothing off Linux, where the user set a wait policy, or where libgomp is
-    already loaded (its settings are read once, at load)."""
+def _openmp_wait_policy():
+    """Load GNU OpenMP (Numba's ``omp`` threading layer) with ``GOMP_SPINCOUNT`` set to
+    ``OPENMP_SPIN``, so its idle workers spin ~0.5 ms before they sleep; the variable
+    is removed again at once, so a libgomp loaded later (PyTorch's own copy) keeps its
+    defaults.  Does nothing off Linux, where the user set a wait policy, or where
+    libgomp is already loaded (its settings are read once, at load)."""
     if not sys.platform.startswith("linux") or "GOMP_SPINCOUNT" in os.environ \
             or "OMP_WAIT_POLICY" in os.environ:
         return
@@ -167,7 +148,7 @@ def _quiet_openmp():
         return                         # already loaded: too late to change
     except OSError:
         pass
-    os.environ["GOMP_SPINCOUNT"] = "0"
+    os.environ["GOMP_SPINCOUNT"] = OPENMP_SPIN
     try:
         _state["gomp"] = ctypes.CDLL("libgomp.so.1")    # held: stays loaded for Numba
     except OSError:
@@ -185,7 +166,7 @@ def apply_policy():
     """
     if "OPENBLAS_NUM_THREADS" not in os.environ:
         set_blas_threads(1)
-    _quiet_openmp()
+    _openmp_wait_policy()
 
 
 def get_num_threads():
@@ -217,6 +198,17 @@ def set_num_threads(num):
         set_blas_threads(1)
     import numba
     numba.set_num_threads(min(num, numba.config.NUMBA_NUM_THREADS))
+
+
+def kernel_threads():
+    """How many threads a split run as one Numba kernel (``gemm_split``) may use: the
+    intra-op count, at most the cores.  Unlike ``shares()`` no pause applies: such a
+    hand-off costs microseconds, and a busy core holds back at most its own block.
+
+    >>> 1 <= kernel_threads() <= CORES
+    True
+    """
+    return min(_state["threads"], CORES)
 
 
 def shares():
@@ -334,14 +326,26 @@ def _stack(x, rows, k):
     return flat if np.shares_memory(flat, x) or x.size == 0 else None
 
 
-def column_chunks(m, k, n):
+def kernel_splits(work_size):
+    """Whether ``gemm_split``'s kernel splits a product of ``work_size`` multiply-adds
+    below ``MATMUL_SPLIT``: from ``GEMM_SPLIT`` on, with more than one thread, where
+    numpy's BLAS is an OpenBLAS whose GEMM it can call.
+
+    >>> kernel_splits(GEMM_SPLIT - 1)
+    False
+    """
+    return work_size >= GEMM_SPLIT and kernel_threads() > 1 and bool(openblas.gemm_address("f"))
+
+
+def column_chunks(m, k, n, split=MATMUL_SPLIT):
     """``(start, stop)`` column ranges of a 2-D product ``(m, k) @ (k, n)`` with fewer
     than ``2 * ROW_ALIGN`` rows, which row blocks cannot split without changing bits:
-    a power of two of blocks (at most 8) of at least ``MATMUL_SPLIT / 2`` multiply-adds
-    and ``COL_ALIGN`` columns each, starting at multiples of ``COL_ALIGN``.  The ranges
-    depend on the shape alone -- not on the thread count or the machine's load -- so
-    every thread count gives the same bits; they can differ in the last bit from one
-    unsplit call (OpenBLAS's blocking then differs), as any BLAS's can between sizes.
+    a power of two of blocks (at most 8) of at least ``split / 2`` multiply-adds
+    and ``COL_ALIGN`` columns each, starting at multiples of ``COL_ALIGN``.  For
+    products of at least ``MATMUL_SPLIT`` the ranges depend on the shape alone -- not
+    on the thread count or the machine's load -- so every thread count gives the same
+    bits; they can differ in the last bit from one unsplit call (OpenBLAS's blocking
+    then differs), as any BLAS's can between sizes.
 
     >>> column_chunks(64, 784, 256)
     [(0, 128), (128, 256)]
@@ -349,7 +353,7 @@ def column_chunks(m, k, n):
     [(0, 256)]
     """
     count = 1
-    while count < 8 and m * k * n >= count * MATMUL_SPLIT and n >= 2 * count * COL_ALIGN:
+    while count < 8 and m * k * n >= count * split and n >= 2 * count * COL_ALIGN:
         count *= 2
     step = -(-n // count // COL_ALIGN) * COL_ALIGN
     return [(lo, min(lo + step, n)) for lo in range(0, n, step)]
@@ -363,7 +367,7 @@ def _batch(shape):
     return size
 
 
-def matmul(a, b):
+def matmul(a, b, out=None):
     """``np.matmul(a, b)`` with large products split over the pool; None where this
     does not apply (small products, broadcast batch shapes other than one matrix
     against a stack, vectors, integers, one share), for the caller to run
@@ -377,6 +381,10 @@ def matmul(a, b):
     gradient) split by columns (``column_chunks``), the same ranges under every thread
     count, single-threaded included.
 
+    A 2-D product goes into ``out`` where given (C-contiguous, of the result's shape
+    and dtype; the recurrent layers' per-step products write into their saved state):
+    then ``out`` is returned, or None with ``out`` untouched.
+
     >>> a = np.ones((2048, 64), np.float32); b = np.ones((64, 128), np.float32)
     >>> r = matmul(a, b); r is None or bool((r == 64).all())
     True
@@ -387,21 +395,28 @@ def matmul(a, b):
     if b.shape[-2] != k:
         return None
     stack_a, stack_b = _batch(a.shape[:-2]), _batch(b.shape[:-2])
-    if max(stack_a, stack_b) * m * k * n < MATMUL_SPLIT:
-        return None
-    if a.ndim == 2 and b.ndim == 2 and m < 2 * ROW_ALIGN:
-        chunks = column_chunks(m, k, n)
-        if len(chunks) < 2:
-            return None
-        out = np.empty((m, n), np.result_type(a, b))
-        share(lambda i: _columns(a, b, out, *chunks[i]), len(chunks))
-        return out
-    if shares() < 2:
+    work_size = max(stack_a, stack_b) * m * k * n
+    if work_size < MATMUL_SPLIT and not kernel_splits(work_size):
         return None
     dtype = np.result_type(a, b)
+    if a.ndim == 2 and b.ndim == 2 and m < 2 * ROW_ALIGN:
+        chunks = _blocks_2d(m, k, n)[1]
+        if len(chunks) < 2:
+            return None
+        out = np.empty((m, n), dtype) if out is None else out
+        if not _split(a, b, out, 1, chunks, _columns, work_size):
+            if work_size < MATMUL_SPLIT:
+                return None
+            for lo, hi in chunks:          # (one share: the same blocks, in turn)
+                _columns(a, b, out, lo, hi)
+        return out
+    if kernel_threads() < 2:
+        return None
     if a.ndim == 2 and b.ndim == 2:
-        chunks, out, shape = row_chunks(m, ROW_ALIGN), np.empty((m, n), dtype), (m, n)
-        work = _rows
+        (mode, chunks), shape = _blocks_2d(m, k, n), (m, n)
+        out, work = np.empty((m, n), dtype) if out is None else out, _rows
+    elif out is not None:
+        return None
     elif a.shape[:-2] == b.shape[:-2] or stack_a == 1 or stack_b == 1:
         count = max(stack_a, stack_b)
         shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (m, n)
@@ -410,8 +425,54 @@ def matmul(a, b):
         if a is None or b is None or count < 2:
             return None
         chunks, out = row_chunks(count), np.empty((count, m, n), dtype)
-        work = _matrices
+        work, mode = _matrices, 2
     else:
         return None                 # two stacks broadcast against each other: numpy's loop
+    return out.reshape(shape) if _split(a, b, out, mode, chunks, work, work_size) else None
+
+
+def _blocks_2d(m, k, n):
+    """``(mode, chunks)`` of a 2-D product's split: columns (``gemm_split.COLUMNS``)
+    for fewer than ``2 * ROW_ALIGN`` rows, else row blocks.  Below ``MATMUL_SPLIT``
+    only the kernel splits, into a block per thread: such a product's bits can differ
+    in the last place between one thread and several."""
+    if m < 2 * ROW_ALIGN:
+        work_size = m * k * n
+        return 1, column_chunks(m, k, n, work_size // kernel_threads() + 1
+                                if work_size < MATMUL_SPLIT else MATMUL_SPLIT)
+    return 0, row_chunks(m, ROW_ALIGN)
+
+
+def product_plan(a, b, out):
+    """A ``gemm_split.Plan``: ``plan(a, b, out)`` computes ``out[...] = a @ b`` for
+    2-D float operands shaped and laid out like these, split as ``matmul`` splits
+    them, with ~1 us of Python a call (a recurrent layer's per-step products: one
+    plan per sequence).  None where ``matmul``'s kernel split does not apply.
+
+    >>> a = np.ones((16, 128), np.float32); b = np.ones((128, 512), np.float32)
+    >>> out = np.empty((16, 512), np.float32); step = product_plan(a, b, out)
+    >>> step is None or step(a, b, out) or bool((out == 128).all())
+    True
+    """
+    if a.ndim != 2 or b.ndim != 2 or out.ndim != 2 or not kernel_splits(a.size * b.shape[1]):
+        return None
+    mode, chunks = _blocks_2d(a.shape[0], a.shape[1], b.shape[1])
+    return gemm_split().plan(a, b, out, mode, chunks) if len(chunks) > 1 else None
+
+
+def _split(a, b, out, mode, chunks, work, work_size):
+    """Fill ``out`` by the blocks ``chunks``: ``gemm_split``'s kernel where it applies
+    and more than one thread may run, else the pool's ``work`` for products of at
+    least ``MATMUL_SPLIT`` while splitting pays; False (nothing done) otherwise."""
+    if kernel_threads() > 1 and gemm_split().run(a, b, out, mode, chunks):
+        return True
+    if work_size < MATMUL_SPLIT or shares() < 2:
+        return False
     share(lambda i: work(a, b, out, *chunks[i]), len(chunks))
-    return out.reshape(shape)
+    return True
+
+
+def gemm_split():
+    """``gemm_split`` (Numba: imported at the first split product, not with eagerad)."""
+    from . import gemm_split
+    return gemm_split
