@@ -22,7 +22,7 @@ are done, so results are bit-identical under any thread count.
 """
 import numpy as np
 
-from . import pool, threads
+from . import openblas, pool, threads
 from .nn import unfold, windows
 
 # bytes of im2col columns per chunk of images (the CNN benchmark's convolutions: 2 and 4
@@ -54,6 +54,34 @@ def _over_images(n, per_image_bytes, work_size, work):
             work(lo, hi)
 
 
+def _kernels(*arrays):
+    """``(conv_kernels, GEMM address, geometry array maker)`` where the Numba kernels take
+    these operands (one dtype, float32 or float64, numpy's OpenBLAS GEMM found), else
+    None: then the numpy path below runs."""
+    dtype = arrays[0].dtype
+    if dtype.char not in "fd" or any(a.dtype != dtype for a in arrays[1:]):
+        return None
+    addr = openblas.gemm_address(dtype.char)
+    if not addr:
+        return None
+    from . import conv_kernels
+    return conv_kernels, addr
+
+
+def _image_blocks(n):
+    """Bounds of the kernels' image blocks: one block on one thread, else two per
+    thread (so a busy core holds back at most a quarter of the batch)."""
+    count = 1 if threads.kernel_threads() < 2 else max(1, min(n, 2 * threads.kernel_threads()))
+    return np.linspace(0, n, count + 1).astype(np.int64)
+
+
+def _geometry(kernel, geometry, out_hw):
+    """The kernels' geometry array (kh, kw, sh, sw, dh, dw, top, left, oh, ow)."""
+    stride, dilation, pads = geometry
+    return np.array(tuple(kernel) + tuple(stride) + tuple(dilation) + (pads[0], pads[2]) + tuple(out_hw),
+                    np.int64)
+
+
 def _columns(x, kernel, geometry):
     """(N, C*kh*kw, L) columns of ``x``."""
     stride, dilation, pads = geometry
@@ -76,6 +104,14 @@ def conv2d_gemm(x, w, b, geometry):
     (oh, ow), k, per_image = _sizes(x.shape, w.shape, geometry)
     out = pool.empty((n, o, oh, ow), np.result_type(x, w))
     flat, wm = out.reshape(n, o, oh * ow), w.reshape(o, k)
+    found = _kernels(x, w) if b is None else _kernels(x, w, b)
+    if found is not None and out.size:
+        bounds = _image_blocks(n)
+        found[0].forward(found[1], np.ascontiguousarray(x), np.ascontiguousarray(wm),
+                         np.empty(0, x.dtype) if b is None else np.ascontiguousarray(b), flat,
+                         _geometry(w.shape[2:], geometry, (oh, ow)),
+                         np.empty((len(bounds) - 1, k, oh * ow), x.dtype), bounds)
+        return out
     bias = None if b is None else b.reshape(1, o, 1)
 
     def chunk(lo, hi):
@@ -102,6 +138,13 @@ def conv2d_gemm_grad_input(g, w, size, geometry):
     dtype = np.result_type(g, w)
     out = pool.empty((n, c) + tuple(size), dtype)
     wt, gm = w.reshape(o, k).T, g.reshape(n, o, oh * ow)
+    found = _kernels(g, w)
+    if found is not None and out.size and g.size:
+        bounds = _image_blocks(n)
+        found[0].grad_input(found[1], np.ascontiguousarray(gm), np.ascontiguousarray(w.reshape(o, k)),
+                            out, _geometry(kernel, geometry, (oh, ow)),
+                            np.empty((len(bounds) - 1, c) + kernel + (oh, ow), dtype), bounds)
+        return out
 
     def chunk(lo, hi):
         with np.errstate(all="ignore"):
@@ -124,6 +167,13 @@ def conv2d_gemm_grad_weight(g, x, shape, geometry):
     (oh, ow), k, per_image = _sizes(x.shape, shape, geometry)
     per = np.empty((n, o, k), np.result_type(g, x))
     gm = g.reshape(n, o, oh * ow)
+    found = _kernels(g, x)
+    if found is not None and per.size and g.size:
+        bounds = _image_blocks(n)
+        found[0].grad_weight(found[1], np.ascontiguousarray(gm), np.ascontiguousarray(x), per,
+                             _geometry(shape[2:], geometry, (oh, ow)),
+                             np.empty((len(bounds) - 1, k, oh * ow), x.dtype), bounds)
+        return per.sum(axis=0).reshape(shape)
 
     def chunk(lo, hi):
         cols = _columns(x[lo:hi], tuple(shape[2:]), geometry)
