@@ -8,7 +8,10 @@ to backward) summed over the batch.  The products are the ones the op-by-op path
 (the same BLAS call on the same operands for every image), so the numbers are the same.
 ``fused.py`` exposes them as ``B.conv2d_gemm*``.
 
-Each call works through the batch in chunks of images (``_over_images``): a chunk's
+With float32 / float64 operands and numpy's OpenBLAS each call is one Numba kernel
+(``conv_kernels``: im2col per image and the same GEMM, blocks of images over Numba's
+threads, the same bits).  Otherwise each call works through the batch in chunks of
+images (``_over_images``): a chunk's
 im2col columns, its products and its bias add / col2im run back to back while the
 columns are still in cache, and the chunks are shared over the backend's thread pool
 (``threads.share``), so im2col, col2im and the GEMMs all use every intra-op thread.

@@ -14,17 +14,23 @@ The policy, applied when the CPU backend is imported:
 
 - numpy's BLAS runs on one thread (through the library's own
   ``openblas_set_num_threads``, found with ``ctypes``; nothing happens where
-  numpy uses another BLAS).  Large products are instead split over the
-  backend's pool (``matmul``: stacks by matrices, tall products by row blocks,
-  products of few rows by column blocks), whose threads sleep when idle.
-- GNU OpenMP is loaded with ``GOMP_SPINCOUNT=0`` (restored right after), so
-  Numba's workers sleep between kernels instead of spinning.
+  numpy uses another BLAS).  Products are instead split by eagerad (``matmul``:
+  stacks by matrices, tall products by row blocks, products of few rows by column
+  blocks), as one Numba kernel calling numpy's GEMM once per block
+  (``gemm_split``) where numpy's BLAS is the OpenBLAS its wheels bundle, else over
+  the backend's pool, whose threads sleep when idle.
+- GNU OpenMP (Numba's workers) is loaded with ``GOMP_SPINCOUNT=OPENMP_SPIN``
+  (restored right after): an idle worker spins ~1.5 ms, then sleeps.  Sleeping at
+  once (``GOMP_SPINCOUNT=0``, this policy before) made every parallel kernel pay a
+  wake-up of ~80 us on a 2-core VM, more than a 0.3 ms product gains from a
+  second thread; libgomp's default (300000 rounds, ~15 ms) kept a core busy long
+  after the last kernel.
 - Work split over the pool is shared dynamically (``share``): the calling thread
   takes chunks until none is left and only ever waits for a chunk a worker has
   already started, so a worker descheduled by other load costs at most a chunk.
-  A split that did not pay pauses splitting for a while (``_back_off``): on a
-  machine whose other core is taken by other processes eagerad then runs as it
-  does single-threaded, which measured best there.
+  A split that did not pay pauses the pool's splitting for a while
+  (``_back_off``): on a machine whose other core is taken by other processes
+  eagerad then runs as it does single-threaded, which measured best there.
 
 An explicit ``OPENBLAS_NUM_THREADS``, ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` in
 the environment is the user's choice and is left alone.  ``set_num_threads``
@@ -33,10 +39,12 @@ caps all three pools together, as PyTorch's intra-op setting does.
 The public API other backend modules build on (kept stable): ``share(work, chunks)``
 runs ``work(i)`` for ``i < chunks`` over the pool (``work`` must release the GIL:
 numpy calls, ``nogil`` Numba kernels); ``shares()`` is how many threads that uses
-now; ``row_chunks(rows, align)`` and ``column_chunks(m, k, n)`` are the split
-geometries; ``matmul(a, b)`` is a split product or None.  ``conv_gemm`` shares its
-image chunks this way.  Results must not depend on how chunks land on threads:
-chunk boundaries that change rounding depend on shapes only (``column_chunks``).
+now; ``kernel_threads()`` how many a Numba kernel's split uses; ``row_chunks(rows,
+align)`` and ``column_chunks(m, k, n)`` are the split geometries; ``matmul(a, b)``
+is a split product or None, ``product_plan`` one prepared for repeated operands.
+Results must not depend on how chunks land on threads: chunk boundaries that change
+rounding depend on shapes only (``column_chunks``) -- except for products of few
+rows below ``MATMUL_SPLIT``, which only the kernel splits (``_blocks_2d``).
 
 >>> from eagerad.backend.cpu import threads
 >>> threads.get_num_threads() >= 1
