@@ -110,10 +110,12 @@ def conv2d_gemm(x, w, b, geometry):
     found = _kernels(x, w) if b is None else _kernels(x, w, b)
     if found is not None and out.size:
         bounds = _image_blocks(n)
-        found[0].forward(found[1], np.ascontiguousarray(x), np.ascontiguousarray(wm),
-                         np.empty(0, x.dtype) if b is None else np.ascontiguousarray(b), flat,
-                         _geometry(w.shape[2:], geometry, (oh, ow)),
-                         np.empty((len(bounds) - 1, k, oh * ow), x.dtype), bounds)
+        found[0].column_products(found[1], np.ascontiguousarray(x),
+                                 _geometry(w.shape[2:], geometry, (oh, ow)),
+                                 np.empty((len(bounds) - 1, k, oh * ow), x.dtype), bounds,
+                                 np.ascontiguousarray(wm)[None],
+                                 np.empty(0, x.dtype) if b is None else np.ascontiguousarray(b),
+                                 flat, False)
         return out
     bias = None if b is None else b.reshape(1, o, 1)
 
@@ -173,9 +175,10 @@ def conv2d_gemm_grad_weight(g, x, shape, geometry):
     found = _kernels(g, x)
     if found is not None and per.size and g.size:
         bounds = _image_blocks(n)
-        found[0].grad_weight(found[1], np.ascontiguousarray(gm), np.ascontiguousarray(x), per,
-                             _geometry(shape[2:], geometry, (oh, ow)),
-                             np.empty((len(bounds) - 1, k, oh * ow), x.dtype), bounds)
+        found[0].column_products(found[1], np.ascontiguousarray(x),
+                                 _geometry(shape[2:], geometry, (oh, ow)),
+                                 np.empty((len(bounds) - 1, k, oh * ow), x.dtype), bounds,
+                                 np.ascontiguousarray(gm), np.empty(0, x.dtype), per, True)
         return per.sum(axis=0).reshape(shape)
 
     def chunk(lo, hi):

@@ -57,18 +57,25 @@ def _im2col(x, i, cols, g):
 
 
 @njit(parallel=True, nogil=True, cache=CACHE)
-def forward(addr, x, wm, bias, out, g, scratch, bounds):
-    """``out[i] = wm @ cols(x[i]) (+ bias)`` for every image ``i``; ``out`` is (N, O, L)
-    C-contiguous, ``bias`` (O,) or empty, ``scratch`` (blocks, K, L)."""
-    o, k = wm.shape
-    size = out.shape[2]
+def column_products(addr, x, g, scratch, bounds, lhs, bias, out, weight_grad):
+    """For every image ``i``, with ``cols = im2col(x[i])`` in ``scratch`` (blocks, K,
+    L): the forward ``out[i] = lhs[0] @ cols (+ bias)`` (``lhs`` (1, O, K) the weights,
+    ``out`` (N, O, L), ``bias`` (O,) or empty), or with ``weight_grad`` the weight's
+    per-image gradient ``out[i] = lhs[i] @ cols^T`` (``lhs`` (N, O, L) the output
+    gradients, ``out`` (N, O, K))."""
+    o = lhs.shape[1]
+    k, size = scratch.shape[1], scratch.shape[2]
     one = out.dtype.type(1)
     for t in prange(bounds.shape[0] - 1):
         cols = scratch[t]
         for i in range(bounds[t], bounds[t + 1]):
             _im2col(x, i, cols, g)
-            _gemm(addr, _PLAIN, _PLAIN, o, size, k, wm.ctypes.data, k, cols.ctypes.data, size,
-                  out[i].ctypes.data, size, one)
+            if weight_grad:
+                _gemm(addr, _PLAIN, _TRANSPOSED, o, k, size, lhs[i].ctypes.data, size,
+                      cols.ctypes.data, size, out[i].ctypes.data, k, one)
+                continue
+            _gemm(addr, _PLAIN, _PLAIN, o, size, k, lhs[0].ctypes.data, k, cols.ctypes.data,
+                  size, out[i].ctypes.data, size, one)
             if bias.shape[0]:
                 for oc in range(o):
                     for j in range(size):
@@ -94,18 +101,3 @@ def grad_input(addr, gm, wm, out, g, scratch, bounds):
             _gemm(addr, _TRANSPOSED, _PLAIN, k, size, o, wm.ctypes.data, k, gm[i].ctypes.data,
                   size, dcols.ctypes.data, size, one)
             col2im(dcols, out[i:i + 1], g[2], g[3], g[4], g[5], g[6], g[7])
-
-
-@njit(parallel=True, nogil=True, cache=CACHE)
-def grad_weight(addr, gm, x, per, g, scratch, bounds):
-    """``per[i] = gm[i] @ cols(x[i])^T`` for every image ``i``: ``gm`` (N, O, L)
-    C-contiguous, ``per`` (N, O, K), ``scratch`` (blocks, K, L)."""
-    o, k = per.shape[1], per.shape[2]
-    size = gm.shape[2]
-    one = per.dtype.type(1)
-    for t in prange(bounds.shape[0] - 1):
-        cols = scratch[t]
-        for i in range(bounds[t], bounds[t + 1]):
-            _im2col(x, i, cols, g)
-            _gemm(addr, _PLAIN, _TRANSPOSED, o, k, size, gm[i].ctypes.data, size,
-                  cols.ctypes.data, size, per[i].ctypes.data, k, one)
