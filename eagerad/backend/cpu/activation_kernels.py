@@ -31,7 +31,7 @@ from .. import formulas
 from . import pool
 from .fast_exp import exp32_scaled
 from .vector_math import _bits_float32, _float32_bits, estrin
-from . import jit_cache
+from . import jit_cache, parallel
 
 CACHE = jit_cache.enabled()      # on disk, or a fallback on read-only installs
 
@@ -62,7 +62,7 @@ def _forward_serial(x, out, tanh_form):
         out[i] = _value(np.float64(x[i]), tanh_form)
 
 
-@njit(cache=CACHE, parallel=True, error_model="numpy")
+@parallel.kernel(cache=CACHE, error_model="numpy")
 def _forward_parallel(x, out, tanh_form):
     for i in prange(x.size):
         out[i] = _value(np.float64(x[i]), tanh_form)
@@ -74,7 +74,7 @@ def _backward_serial(g, x, out, tanh_form):
         out[i] = np.float64(g[i]) * _slope(np.float64(x[i]), tanh_form)
 
 
-@njit(cache=CACHE, parallel=True, error_model="numpy")
+@parallel.kernel(cache=CACHE, error_model="numpy")
 def _backward_parallel(g, x, out, tanh_form):
     for i in prange(x.size):
         out[i] = np.float64(g[i]) * _slope(np.float64(x[i]), tanh_form)
@@ -133,13 +133,13 @@ def _backward32(g, x, out):
 _BLOCK = 1 << 14
 
 
-@njit(cache=CACHE, parallel=True, error_model="numpy")
+@parallel.kernel(cache=CACHE, error_model="numpy")
 def _forward32_parallel(x, out):
     for b in prange((x.size + _BLOCK - 1) // _BLOCK):     # vectorised blocks per thread
         _forward32(x[b * _BLOCK:(b + 1) * _BLOCK], out[b * _BLOCK:(b + 1) * _BLOCK])
 
 
-@njit(cache=CACHE, parallel=True, error_model="numpy")
+@parallel.kernel(cache=CACHE, error_model="numpy")
 def _backward32_parallel(g, x, out):
     for b in prange((x.size + _BLOCK - 1) // _BLOCK):
         lo, hi = b * _BLOCK, (b + 1) * _BLOCK

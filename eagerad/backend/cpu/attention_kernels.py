@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit, prange
 
 from .fast_exp import exp32
-from . import jit_cache
+from . import jit_cache, parallel
 
 CACHE = jit_cache.enabled()      # on disk, or a fallback on read-only installs
 
@@ -96,7 +96,7 @@ _BLOCK = 1 << 14
 
 # the parallel twins hand each task a range of rows of the whole (C-contiguous) arrays:
 # slices of them would be typed as strided arrays, whose loops LLVM does not vectorise
-@njit(cache=CACHE, parallel=True, error_model="numpy")
+@parallel.kernel(cache=CACHE, error_model="numpy")
 def softmax_rows_parallel(x, out):
     """``softmax_rows`` over blocks of rows, one block per task."""
     rows = x.shape[0]
@@ -107,7 +107,7 @@ def softmax_rows_parallel(x, out):
         _normalise_rows(out, lo, hi)
 
 
-@njit(cache=CACHE, parallel=True, error_model="numpy")
+@parallel.kernel(cache=CACHE, error_model="numpy")
 def softmax_rows_backward_parallel(g, ans, out):
     """``softmax_rows_backward`` over blocks of rows, one block per task."""
     rows = g.shape[0]

@@ -6,9 +6,9 @@ Why: ``conv_gemm``'s numpy path builds an image chunk's columns with ``kh * kw``
 strided slice copies and a padded copy, holding the GIL between them, and hands
 chunks to the Python pool; on 2 cores the second thread bought nothing (a small
 CNN's step took as long with two threads as with one).  Here a whole call is one
-``nogil`` kernel: the columns are written in one pass per image (zeros where a
-window meets the padding) and each block of images runs on its own thread with its
-own scratch columns.
+parallel kernel (``parallel.kernel``): the columns are written in one pass per image
+(zeros where a window meets the padding) and each block of images runs on its own
+thread with its own scratch columns.
 
 The products are the numpy path's -- the same ``(O, K) @ (K, L)`` GEMM per image,
 ``W^T @ g`` per image then col2im (``window_copy_kernels.col2im``'s adds, in its
@@ -19,7 +19,7 @@ first convolution with float32 / float64 operands; compiled code is cached on di
 import numpy as np
 from numba import njit, prange
 
-from . import jit_cache
+from . import jit_cache, parallel
 from .gemm_split import _PLAIN, _TRANSPOSED, _gemm
 from .window_copy_kernels import _inside, col2im
 
@@ -56,7 +56,7 @@ def _im2col(x, i, cols, g):
                         dst[row + ox] = 0
 
 
-@njit(parallel=True, nogil=True, cache=CACHE)
+@parallel.kernel(cache=CACHE)
 def column_products(addr, x, g, scratch, bounds, lhs, bias, out, weight_grad):
     """For every image ``i``, with ``cols = im2col(x[i])`` in ``scratch`` (blocks, K,
     L): the forward ``out[i] = lhs[0] @ cols (+ bias)`` (``lhs`` (1, O, K) the weights,
@@ -82,7 +82,7 @@ def column_products(addr, x, g, scratch, bounds, lhs, bias, out, weight_grad):
                         out[i, oc, j] += bias[oc]
 
 
-@njit(parallel=True, nogil=True, cache=CACHE)
+@parallel.kernel(cache=CACHE)
 def grad_input(addr, gm, wm, out, g, scratch, bounds):
     """``out[i] = col2im(wm^T @ gm[i])`` for every image ``i``: ``gm`` (N, O, L)
     C-contiguous, ``wm`` (O, K), ``out`` (N, C, H, W), ``scratch`` (blocks, C, kh, kw,

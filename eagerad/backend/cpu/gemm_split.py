@@ -3,11 +3,12 @@
 Why: ``threads.share`` hands a product's blocks to a Python pool, and a hand-off costs
 ~50 us to submit plus a thread wake-up each way -- on a 2-core VM that ate the whole
 gain of splitting a 0.3 ms product (a transformer's 1024x64 @ 64x192) in two.  Here
-the split is one ``nogil`` kernel: its ``prange`` runs on Numba's OpenMP workers, kept
+the split is one kernel: its ``prange`` runs on Numba's OpenMP workers, kept
 warm between kernels by ``threads``'s wait policy, and each block is one call of
 numpy's own ``cblas_?gemm`` (through its address, an argument, so the kernel is
 cached on disk like every other).  Measured there: 0.30 -> 0.20 ms for that product,
-36 -> 21 us for an LSTM step's 16x128 @ 128x512.
+36 -> 21 us for an LSTM step's 16x128 @ 128x512.  Launched as every parallel kernel
+is (``parallel.kernel``: one launch at a time per process).
 
 The blocks are those ``threads`` chooses (row blocks at multiples of
 ``threads.ROW_ALIGN``, shape-only column blocks, whole matrices of a stack), so the
@@ -26,10 +27,10 @@ True
 """
 import numpy as np
 from llvmlite import ir
-from numba import njit, prange, types
+from numba import prange, types
 from numba.extending import intrinsic
 
-from . import jit_cache, openblas
+from . import jit_cache, openblas, parallel
 
 CACHE = jit_cache.enabled()
 ROWS, COLUMNS, MATRICES = 0, 1, 2         # how ``run`` splits (its ``mode``)
@@ -57,7 +58,7 @@ def _gemm(typingctx, addr, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, one):
     return sig, codegen
 
 
-@njit(parallel=True, nogil=True, cache=CACHE)
+@parallel.kernel(cache=CACHE)
 def _blocks(p, bounds, one):
     """Block ``i`` covers ``bounds[i]:bounds[i + 1]`` of c's rows (mode 0), columns
     (mode 1) or stack matrices (mode 2, each with ``inner`` matrices of a second batch

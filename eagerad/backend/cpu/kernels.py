@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import formulas
-from . import jit_cache, pool
+from . import jit_cache, parallel, pool
 from .vector_math import exp_float32
 
 CACHE = jit_cache.enabled()      # on disk, or a fallback on read-only installs
@@ -50,7 +50,7 @@ def _fused_serial(code, out, g, s, one):
         out[i] = _grad_of(code, g[i], s[i], one)
 
 
-@njit(cache=CACHE, parallel=True)
+@parallel.kernel(cache=CACHE)
 def _fused_parallel(code, out, g, s, one):
     for i in prange(out.size):
         out[i] = _grad_of(code, g[i], s[i], one)
@@ -80,7 +80,7 @@ def fused_grad(op, g, saved):
 
 # float64 exp runs Numba's libm call on every core (numpy's loop is scalar too);
 # sin/cos run ``_sincos``, a polynomial kernel that LLVM vectorises.
-@njit(cache=CACHE, parallel=True)
+@parallel.kernel(cache=CACHE)
 def _exp_parallel(out, x):
     for i in prange(out.size):
         out[i] = math.exp(x[i])
@@ -121,7 +121,7 @@ def _sincos(x, quarter):
     return -v if q >= 2.0 else v
 
 
-@njit(cache=CACHE, parallel=True, fastmath={"contract"})
+@parallel.kernel(cache=CACHE, fastmath={"contract"})
 def _sincos_parallel(out, x, quarter):
     far = 0
     for i in prange(out.size):
@@ -148,7 +148,7 @@ def _deriv(code, g, x, n):
     return (g * n) * xp
 
 
-@njit(cache=CACHE, parallel=True, fastmath={"contract"})
+@parallel.kernel(cache=CACHE, fastmath={"contract"})
 def _deriv_array(code, out, g, x, n):
     far = 0
     for i in prange(out.size):
@@ -158,7 +158,7 @@ def _deriv_array(code, out, g, x, n):
     return far
 
 
-@njit(cache=CACHE, parallel=True, fastmath={"contract"})
+@parallel.kernel(cache=CACHE, fastmath={"contract"})
 def _deriv_scalar(code, out, g, x, n):
     far = 0
     for i in prange(out.size):
@@ -241,7 +241,7 @@ def _tanh32(x):
     return t if x == x else x
 
 
-@njit(cache=CACHE, parallel=True, fastmath={"contract"})
+@parallel.kernel(cache=CACHE, fastmath={"contract"})
 def _tanh32_parallel(out, x):
     for i in prange(out.size):
         out[i] = _tanh32(x[i])
@@ -272,7 +272,7 @@ def _exp32_serial(out, x):
         out[i] = exp_float32(x[i])
 
 
-@njit(cache=CACHE, parallel=True, error_model="numpy", fastmath={"contract"})
+@parallel.kernel(cache=CACHE, error_model="numpy", fastmath={"contract"})
 def _exp32_parallel(out, x):
     for i in prange(out.size):
         out[i] = exp_float32(x[i])
