@@ -5,10 +5,18 @@ import numpy as np
 import pytest
 
 import eagerad
-from eagerad.backend.cpu import gemm_split, openblas, threads
+from eagerad.backend.cpu import gemm_split, openblas, parallel, threads
 
 pytestmark = pytest.mark.skipif(not openblas.gemm_address("f"),
                                 reason="numpy's BLAS is not an OpenBLAS with 64-bit integers")
+
+
+@pytest.fixture(autouse=True)
+def kernel_launches(monkeypatch):
+    """Every split runs the kernel (not its first, timed single-threaded run, nor a pause)."""
+    monkeypatch.setattr(parallel, "unmeasured", lambda key: False)
+    monkeypatch.setattr(parallel, "paused", lambda: False)
+    monkeypatch.setattr(parallel, "_note", lambda key, seconds: None)
 
 
 @pytest.fixture
@@ -122,3 +130,23 @@ def test_lstm_layer_with_split_steps_matches_one_thread(two_threads):
         results.append((out.numpy().copy(), x.grad.numpy().copy()))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-4, atol=1e-5)
+
+
+def test_the_single_threaded_way_gives_the_kernels_bits(monkeypatch):
+    """A plan's first run (timed as the reference) and runs during a pause take its blocks
+    one by one with numpy: the same bits as the kernel."""
+    for mode, (m, k, n), chunks in ((gemm_split.ROWS, (200, 33, 70), [(0, 96), (96, 200)]),
+                                    (gemm_split.COLUMNS, (16, 300, 200), [(0, 128), (128, 200)])):
+        a, b = _operands(np.float32, m, k, n)
+        kernel_out, serial_out = np.empty((m, n), np.float32), np.empty((m, n), np.float32)
+        plan = gemm_split.plan(a, b, kernel_out, mode, chunks)
+        plan(a, b, kernel_out)
+        monkeypatch.setattr(parallel, "paused", lambda: True)
+        plan(a, b, serial_out)
+        monkeypatch.setattr(parallel, "paused", lambda: False)
+        np.testing.assert_array_equal(serial_out, kernel_out)
+    stack, single = np.random.default_rng(2).standard_normal((2, 5, 40, 8)), np.ones((8, 3))
+    out = np.empty((2, 5, 40, 3))
+    monkeypatch.setattr(parallel, "paused", lambda: True)
+    assert gemm_split.run(stack, single, out, gemm_split.MATRICES, [(0, 1), (1, 2)])
+    np.testing.assert_array_equal(out, np.matmul(stack, single))

@@ -150,9 +150,9 @@ def gelu(x, tanh_form):
     """GELU of the flat contiguous float array ``x``."""
     out = pool.empty_like(x)
     if x.dtype == np.float32 and not tanh_form:
-        (_forward32_parallel if x.size >= PARALLEL_MIN else _forward32)(x, out)
+        (_forward32_parallel if parallel.worth(x.size, PARALLEL_MIN) else _forward32)(x, out)
         return out
-    (_forward_parallel if x.size >= PARALLEL_MIN else _forward_serial)(x, out, tanh_form)
+    (_forward_parallel if parallel.worth(x.size, PARALLEL_MIN) else _forward_serial)(x, out, tanh_form)
     return out
 
 
@@ -160,7 +160,7 @@ def gelu_backward(g, x, tanh_form):
     """``g * gelu'(x)`` for flat contiguous float arrays of one dtype."""
     out = pool.empty_like(x)
     if x.dtype == np.float32 and not tanh_form:
-        (_backward32_parallel if x.size >= PARALLEL_MIN else _backward32)(g, x, out)
+        (_backward32_parallel if parallel.worth(x.size, PARALLEL_MIN) else _backward32)(g, x, out)
         return out
-    (_backward_parallel if x.size >= PARALLEL_MIN else _backward_serial)(g, x, out, tanh_form)
+    (_backward_parallel if parallel.worth(x.size, PARALLEL_MIN) else _backward_serial)(g, x, out, tanh_form)
     return out

@@ -143,7 +143,7 @@ def softmax_last(x):
     if rows is None:
         return None
     out = pool.empty(x.shape, x.dtype)
-    (softmax_rows_parallel if x.size >= PARALLEL_MIN else softmax_rows)(
+    (softmax_rows_parallel if parallel.worth(x.size, PARALLEL_MIN) else softmax_rows)(
         rows[0], out.reshape(rows[0].shape))
     return out
 
@@ -156,7 +156,7 @@ def softmax_last_backward(g, ans):
     if rows is None:
         return None
     out = pool.empty(g.shape, g.dtype)
-    (softmax_rows_backward_parallel if g.size >= PARALLEL_MIN else softmax_rows_backward)(
+    (softmax_rows_backward_parallel if parallel.worth(g.size, PARALLEL_MIN) else softmax_rows_backward)(
         rows[0], rows[1], out.reshape(rows[0].shape))
     return out
 

@@ -23,6 +23,8 @@ are done, so results are bit-identical under any thread count.
 >>> conv2d_gemm(x, w, None, ((1, 1), (1, 1), (0, 0, 0, 0)))[0, 0].tolist()
 [[4.0, 4.0], [4.0, 4.0]]
 """
+import time
+
 import numpy as np
 
 from . import openblas, pool, threads
@@ -57,18 +59,23 @@ def _over_images(n, per_image_bytes, work_size, work):
             work(lo, hi)
 
 
-def _kernels(*arrays):
-    """``(conv_kernels, GEMM address, geometry array maker)`` where the Numba kernels take
-    these operands (one dtype, float32 or float64, numpy's OpenBLAS GEMM found), else
-    None: then the numpy path below runs."""
+def _kernels(key, *arrays):
+    """``((conv_kernels, GEMM address), None)`` where the Numba kernels run this call,
+    else ``(None, timer)``: the numpy path below runs (the same bits), and ``timer``,
+    where not None, is to be called at its end -- it records the path's time as the
+    single-threaded reference of ``key``'s work (``parallel.measured``: the numpy path
+    runs first for each size, and while parallel launches do not pay).  The kernels take
+    operands of one dtype, float32 or float64, where numpy's OpenBLAS GEMM is found."""
     dtype = arrays[0].dtype
-    if dtype.char not in "fd" or any(a.dtype != dtype for a in arrays[1:]):
-        return None
-    addr = openblas.gemm_address(dtype.char)
-    if not addr:
-        return None
+    if dtype.char not in "fd" or any(a.dtype != dtype for a in arrays[1:]) \
+            or not openblas.gemm_address(dtype.char):
+        return None, None
     from . import conv_kernels
-    return conv_kernels, addr
+    parallel = conv_kernels.parallel
+    if parallel.paused() or parallel.unmeasured(key):
+        start = time.perf_counter()
+        return None, lambda: parallel.measured(key, time.perf_counter() - start)
+    return (conv_kernels, openblas.gemm_address(dtype.char)), None
 
 
 def _image_blocks(n):
@@ -107,7 +114,8 @@ def conv2d_gemm(x, w, b, geometry):
     (oh, ow), k, per_image = _sizes(x.shape, w.shape, geometry)
     out = pool.empty((n, o, oh, ow), np.result_type(x, w))
     flat, wm = out.reshape(n, o, oh * ow), w.reshape(o, k)
-    found = _kernels(x, w) if b is None else _kernels(x, w, b)
+    key = ("conv2d", x.shape, w.shape, b is None, geometry, x.dtype.char)
+    found, timer = _kernels(key, x, w) if b is None else _kernels(key, x, w, b)
     if found is not None and out.size:
         bounds = _image_blocks(n)
         found[0].column_products(found[1], np.ascontiguousarray(x),
@@ -115,7 +123,7 @@ def conv2d_gemm(x, w, b, geometry):
                                  np.empty((len(bounds) - 1, k, oh * ow), x.dtype), bounds,
                                  np.ascontiguousarray(wm)[None],
                                  np.empty(0, x.dtype) if b is None else np.ascontiguousarray(b),
-                                 flat, False)
+                                 flat, False, key=key)
         return out
     bias = None if b is None else b.reshape(1, o, 1)
 
@@ -126,6 +134,8 @@ def conv2d_gemm(x, w, b, geometry):
             if bias is not None:
                 np.add(flat[lo:hi], bias, out=flat[lo:hi])
     _over_images(n, k * oh * ow * x.itemsize, n * per_image, chunk)
+    if timer is not None:
+        timer()
     return out
 
 
@@ -143,12 +153,14 @@ def conv2d_gemm_grad_input(g, w, size, geometry):
     dtype = np.result_type(g, w)
     out = pool.empty((n, c) + tuple(size), dtype)
     wt, gm = w.reshape(o, k).T, g.reshape(n, o, oh * ow)
-    found = _kernels(g, w)
+    key = ("conv2d_grad_input", g.shape, w.shape, tuple(size), geometry, g.dtype.char)
+    found, timer = _kernels(key, g, w)
     if found is not None and out.size and g.size:
         bounds = _image_blocks(n)
         found[0].grad_input(found[1], np.ascontiguousarray(gm), np.ascontiguousarray(w.reshape(o, k)),
                             out, _geometry(kernel, geometry, (oh, ow)),
-                            np.empty((len(bounds) - 1, c) + kernel + (oh, ow), dtype), bounds)
+                            np.empty((len(bounds) - 1, c) + kernel + (oh, ow), dtype), bounds,
+                            key=key)
         return out
 
     def chunk(lo, hi):
@@ -158,6 +170,8 @@ def conv2d_gemm_grad_input(g, w, size, geometry):
         col2im(dcols.reshape((hi - lo, c) + kernel + (oh, ow)), out[lo:hi], stride[0],
                stride[1], dilation[0], dilation[1], pads[0], pads[2])
     _over_images(n, k * oh * ow * dtype.itemsize, n * k * oh * ow * (o + 1), chunk)
+    if timer is not None:
+        timer()
     return out
 
 
@@ -172,13 +186,15 @@ def conv2d_gemm_grad_weight(g, x, shape, geometry):
     (oh, ow), k, per_image = _sizes(x.shape, shape, geometry)
     per = np.empty((n, o, k), np.result_type(g, x))
     gm = g.reshape(n, o, oh * ow)
-    found = _kernels(g, x)
+    key = ("conv2d_grad_weight", g.shape, x.shape, tuple(shape), geometry, g.dtype.char)
+    found, timer = _kernels(key, g, x)
     if found is not None and per.size and g.size:
         bounds = _image_blocks(n)
         found[0].column_products(found[1], np.ascontiguousarray(x),
                                  _geometry(shape[2:], geometry, (oh, ow)),
                                  np.empty((len(bounds) - 1, k, oh * ow), x.dtype), bounds,
-                                 np.ascontiguousarray(gm), np.empty(0, x.dtype), per, True)
+                                 np.ascontiguousarray(gm), np.empty(0, x.dtype), per, True,
+                                 key=key)
         return per.sum(axis=0).reshape(shape)
 
     def chunk(lo, hi):
@@ -186,4 +202,6 @@ def conv2d_gemm_grad_weight(g, x, shape, geometry):
         with np.errstate(all="ignore"):
             np.matmul(gm[lo:hi], cols.swapaxes(-1, -2), out=per[lo:hi])
     _over_images(n, k * oh * ow * x.itemsize, n * per_image, chunk)
+    if timer is not None:
+        timer()
     return per.sum(axis=0).reshape(shape)

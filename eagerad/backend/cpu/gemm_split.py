@@ -25,6 +25,8 @@ True
 >>> product is None or product(a + 1, b, out) or bool((out == 16).all())
 True
 """
+import time
+
 import numpy as np
 from llvmlite import ir
 from numba import prange, types
@@ -100,15 +102,37 @@ class Plan:
     ``plan(a, b, out)`` computes ``out[...] = a @ b`` for any such operands (the
     recurrent layers' per-step products build one per sequence; ~1 us of Python a
     call instead of ~10).  Not for two threads at once."""
-    __slots__ = ("_params", "_bounds", "_one")
+    __slots__ = ("_params", "_bounds", "_one", "_key", "_chunks")
 
-    def __init__(self, params, bounds, one):
+    def __init__(self, params, bounds, one, chunks):
         self._params, self._bounds, self._one = params, bounds, one
+        # what sizes the work (``parallel``'s timing): mode, m, n, k, inner, blocks, dtype
+        self._key = ("gemm", int(params[1]), int(params[4]), int(params[5]), int(params[6]),
+                     int(params[19]), bounds.shape[0], one.dtype.char)
+        self._chunks = [tuple(c) for c in chunks]
+
+    def _serial(self, a, b, out):
+        """The same blocks one by one with numpy (the same GEMM calls: the same bits)."""
+        mode = self._params[1]
+        with np.errstate(all="ignore"):
+            if mode == MATRICES:                   # numpy's loop: one GEMM per matrix
+                np.matmul(a, b, out=out)
+                return
+            for lo, hi in self._chunks:
+                if mode == ROWS:
+                    np.matmul(a[lo:hi], b, out=out[lo:hi])
+                else:
+                    np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
 
     def __call__(self, a, b, out):
+        if parallel.paused() or parallel.unmeasured(self._key):
+            start = time.perf_counter()
+            self._serial(a, b, out)
+            parallel.measured(self._key, time.perf_counter() - start)
+            return
         params = self._params
         params[7], params[9], params[11] = a.ctypes.data, b.ctypes.data, out.ctypes.data
-        _blocks(params, self._bounds, self._one)
+        _blocks(params, self._bounds, self._one, key=self._key)
 
 
 def plan(a, b, out, mode, chunks):
@@ -139,7 +163,7 @@ def plan(a, b, out, mode, chunks):
     bounds = [lo for lo, _ in chunks]
     bounds.append(chunks[-1][1])
     params = np.array((addr, mode, la[0], lb[0], m, n, k, 0, la[1], 0, lb[1], 0, n) + steps, np.int64)
-    return Plan(params, np.array(bounds, np.int64), out.dtype.type(1))
+    return Plan(params, np.array(bounds, np.int64), out.dtype.type(1), chunks)
 
 
 def run(a, b, out, mode, chunks):

@@ -73,7 +73,7 @@ def fused_grad(op, g, saved):
     gf = np.ascontiguousarray(g).reshape(-1)
     sf = np.ascontiguousarray(saved).reshape(-1)
     out = pool.empty_like(gf)
-    (_fused_parallel if out.size >= FUSED_PARALLEL_MIN else _fused_serial)(code, out, gf, sf,
+    (_fused_parallel if parallel.worth(out.size, FUSED_PARALLEL_MIN) else _fused_serial)(code, out, gf, sf,
                                                                       gf.dtype.type(1))
     return out.reshape(g.shape)
 
@@ -261,7 +261,7 @@ def tanh_f32(x):
     1.0
     """
     out = pool.empty_like(x)
-    (_tanh32_parallel if x.size >= PARALLEL_MIN else _tanh32_serial)(out.reshape(-1),
+    (_tanh32_parallel if parallel.worth(x.size, PARALLEL_MIN) else _tanh32_serial)(out.reshape(-1),
                                                                       x.reshape(-1))
     return out
 
@@ -287,7 +287,7 @@ def exp_f32(x):
     [1.0, 2.7182817459106445, 0.0]
     """
     out = pool.empty_like(x)
-    (_exp32_parallel if x.size >= PARALLEL_MIN else _exp32_serial)(out.reshape(-1), x.reshape(-1))
+    (_exp32_parallel if parallel.worth(x.size, PARALLEL_MIN) else _exp32_serial)(out.reshape(-1), x.reshape(-1))
     return out
 
 

@@ -204,6 +204,8 @@ def set_num_threads(num):
     _backoff.update(until=0.0, wait=0.0)
     if "OPENBLAS_NUM_THREADS" not in os.environ:
         set_blas_threads(1)
+    from . import parallel
+    parallel.reset()
     import numba
     numba.set_num_threads(min(num, numba.config.NUMBA_NUM_THREADS))
 
@@ -414,7 +416,7 @@ def matmul(a, b, out=None):
         out = np.empty((m, n), dtype) if out is None else out
         if not _split(a, b, out, 1, chunks, _columns, work_size):
             if work_size < MATMUL_SPLIT:
-                return None
+                return None                # (a layout the kernel refuses: numpy's whole)
             for lo, hi in chunks:          # (one share: the same blocks, in turn)
                 _columns(a, b, out, lo, hi)
         return out
