@@ -56,7 +56,7 @@ def test_import_policy_in_a_fresh_process():
     """Importing eagerad leaves numpy's OpenBLAS on one thread and loads GNU OpenMP
     with a short spin: after a Numba parallel kernel its idle worker spins
     ``OPENMP_SPIN`` rounds (~1.5 ms of CPU here; the default libgomp spins 300000,
-    ~15 ms per kernel), then sleeps; the environment is left as it was."""
+    ~10 ms per kernel), then sleeps; the environment is left as it was."""
     code = """if 1:
         import os, time, numpy as np
         from eagerad.backend.cpu import activation_kernels, threads
