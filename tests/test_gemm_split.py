@@ -99,7 +99,10 @@ def test_what_it_refuses_computes_nothing():
                (a[::-1], b)]                             # negative strides
     for x, y in refused:
         assert gemm_split.run(x, y, out.astype(np.result_type(x, y)), gemm_split.ROWS, chunks) is False
-    assert (out == 7).all()
+    wide = np.full((100, 12), 7.0, np.float32)
+    assert gemm_split.run(a, b, wide[:, ::2], gemm_split.ROWS, chunks) is False   # strided out
+    assert gemm_split.run(a, b, wide[:, :5], gemm_split.ROWS, chunks) is False    # wrong shape
+    assert (out == 7).all() and (wide == 7).all()
 
 
 def test_product_plan_splits_a_recurrent_step_only_with_threads(two_threads):

@@ -143,8 +143,10 @@ def plan(a, b, out, mode, chunks):
     where a 2-D operand is used whole with every matrix.  ``out`` is C-contiguous.
     None where this does not apply."""
     char = out.dtype.char
-    if a.dtype != out.dtype or b.dtype != out.dtype or char not in "fd" or out.ndim > 4:
-        return None
+    if a.dtype != out.dtype or b.dtype != out.dtype or char not in "fd" or out.ndim > 4 \
+            or not out.flags.c_contiguous or not out.flags.writeable \
+            or out.shape[-2:] != (a.shape[-2], b.shape[-1]) or a.shape[-1] != b.shape[-2]:
+        return None                 # (the kernel writes out's memory by its own strides)
     addr = openblas.gemm_address(char)
     la, lb = _layout(a), _layout(b)
     if not addr or la is None or lb is None or min(a.strides) < 0 or min(b.strides) < 0:
