@@ -152,7 +152,8 @@ def gelu(x, tanh_form):
     if x.dtype == np.float32 and not tanh_form:
         (_forward32_parallel if parallel.worth(x.size, PARALLEL_MIN) else _forward32)(x, out)
         return out
-    (_forward_parallel if parallel.worth(x.size, PARALLEL_MIN) else _forward_serial)(x, out, tanh_form)
+    kernel = _forward_parallel if parallel.worth(x.size, PARALLEL_MIN) else _forward_serial
+    kernel(x, out, tanh_form)
     return out
 
 
@@ -162,5 +163,6 @@ def gelu_backward(g, x, tanh_form):
     if x.dtype == np.float32 and not tanh_form:
         (_backward32_parallel if parallel.worth(x.size, PARALLEL_MIN) else _backward32)(g, x, out)
         return out
-    (_backward_parallel if parallel.worth(x.size, PARALLEL_MIN) else _backward_serial)(g, x, out, tanh_form)
+    kernel = _backward_parallel if parallel.worth(x.size, PARALLEL_MIN) else _backward_serial
+    kernel(g, x, out, tanh_form)
     return out

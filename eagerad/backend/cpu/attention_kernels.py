@@ -156,7 +156,8 @@ def softmax_last_backward(g, ans):
     if rows is None:
         return None
     out = pool.empty(g.shape, g.dtype)
-    (softmax_rows_backward_parallel if parallel.worth(g.size, PARALLEL_MIN) else softmax_rows_backward)(
+    (softmax_rows_backward_parallel if parallel.worth(g.size, PARALLEL_MIN)
+     else softmax_rows_backward)(
         rows[0], rows[1], out.reshape(rows[0].shape))
     return out
 

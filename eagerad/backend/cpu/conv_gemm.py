@@ -67,15 +67,17 @@ def _kernels(key, *arrays):
     runs first for each size, and while parallel launches do not pay).  The kernels take
     operands of one dtype, float32 or float64, where numpy's OpenBLAS GEMM is found."""
     dtype = arrays[0].dtype
-    if dtype.char not in "fd" or any(a.dtype != dtype for a in arrays[1:]) \
-            or not openblas.gemm_address(dtype.char):
+    if dtype.char not in "fd" or any(a.dtype != dtype for a in arrays[1:]):
+        return None, None
+    addr = openblas.gemm_address(dtype.char)
+    if not addr:
         return None, None
     from . import conv_kernels
     parallel = conv_kernels.parallel
     if parallel.paused() or parallel.unmeasured(key):
         start = time.perf_counter()
         return None, lambda: parallel.measured(key, time.perf_counter() - start)
-    return (conv_kernels, openblas.gemm_address(dtype.char)), None
+    return (conv_kernels, addr), None
 
 
 def _image_blocks(n):

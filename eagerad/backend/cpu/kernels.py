@@ -73,8 +73,8 @@ def fused_grad(op, g, saved):
     gf = np.ascontiguousarray(g).reshape(-1)
     sf = np.ascontiguousarray(saved).reshape(-1)
     out = pool.empty_like(gf)
-    (_fused_parallel if parallel.worth(out.size, FUSED_PARALLEL_MIN) else _fused_serial)(code, out, gf, sf,
-                                                                      gf.dtype.type(1))
+    kernel = _fused_parallel if parallel.worth(out.size, FUSED_PARALLEL_MIN) else _fused_serial
+    kernel(code, out, gf, sf, gf.dtype.type(1))
     return out.reshape(g.shape)
 
 
@@ -261,8 +261,8 @@ def tanh_f32(x):
     1.0
     """
     out = pool.empty_like(x)
-    (_tanh32_parallel if parallel.worth(x.size, PARALLEL_MIN) else _tanh32_serial)(out.reshape(-1),
-                                                                      x.reshape(-1))
+    kernel = _tanh32_parallel if parallel.worth(x.size, PARALLEL_MIN) else _tanh32_serial
+    kernel(out.reshape(-1), x.reshape(-1))
     return out
 
 
@@ -287,7 +287,8 @@ def exp_f32(x):
     [1.0, 2.7182817459106445, 0.0]
     """
     out = pool.empty_like(x)
-    (_exp32_parallel if parallel.worth(x.size, PARALLEL_MIN) else _exp32_serial)(out.reshape(-1), x.reshape(-1))
+    kernel = _exp32_parallel if parallel.worth(x.size, PARALLEL_MIN) else _exp32_serial
+    kernel(out.reshape(-1), x.reshape(-1))
     return out
 
 
