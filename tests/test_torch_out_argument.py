@@ -135,3 +135,84 @@ def test_the_same_numbers_as_pytorch_where_installed():
     torch.cat([torch.tensor(x[0]), torch.tensor(x[1])], out=ours)
     real.cat([real.tensor(x[0]), real.tensor(x[1])], out=ref)
     assert ours.tolist() == ref.tolist()
+
+
+# ---- functions whose shared implementation has no ``out`` parameter (``KEYWORD_OUT``)
+
+FACE_MODULES = {"torch": torch, "torch.linalg": torch.linalg, "torch.special": torch.special,
+                "torch.fft": torch.fft}
+
+
+def test_every_name_listed_with_a_keyword_out_is_a_wrapped_function_of_its_module():
+    from eagerad.torch._out import KEYWORD_OUT
+    assert sorted(KEYWORD_OUT) == sorted("eagerad." + m for m in FACE_MODULES)
+    for module_name, names in KEYWORD_OUT.items():
+        module = FACE_MODULES[module_name[len("eagerad."):]]
+        unwrapped = [n for n in names.split()
+                     if not getattr(getattr(module, n), "honours_out", False)]
+        assert unwrapped == [], module_name
+
+
+def test_every_function_pytorch_documents_with_out_honours_it():
+    import re
+    real = pytest.importorskip("torch")
+    missing = []
+    for module_name, module in FACE_MODULES.items():
+        reference = real if module_name == "torch" else getattr(real, module_name.split(".")[1])
+        for name, fn in vars(module).items():
+            theirs = getattr(reference, name, None)
+            if name.startswith("_") or not inspect.isfunction(fn) or theirs is None:
+                continue
+            signature = (getattr(theirs, "__doc__", None) or "").strip().split("\n")[0]
+            if re.search(r"\bout\b", signature) and not getattr(fn, "honours_out", False):
+                missing.append(f"{module_name}.{name}")
+    assert missing == []
+
+
+KEYWORD_CALLS = {       # name -> (call with **out, a reference call on real torch, out dtype)
+    "add alpha": (lambda t, **o: t.add(t.tensor([1.0, 2.0]), t.tensor([3.0, 4.0]), alpha=2, **o),
+                  None),
+    "sub alpha": (lambda t, **o: t.sub(t.tensor([1.0, 2.0]), t.tensor([3.0, 4.0]), alpha=2, **o),
+                  None),
+    "exp": (lambda t, **o: t.exp(t.tensor([0.0, 1.0]), **o), None),
+    "matmul": (lambda t, **o: t.matmul(t.tensor([[1.0, 2.0]]), t.tensor([[3.0], [4.0]]), **o),
+               None),
+    "where": (lambda t, **o: t.where(t.tensor([True, False]), t.tensor([1.0, 2.0]),
+                                     t.tensor([5.0, 6.0]), **o), None),
+    "cumsum": (lambda t, **o: t.cumsum(t.tensor([1.0, 2.0, 3.0]), 0, **o), None),
+    "zeros": (lambda t, **o: t.zeros(3, **o), None),
+    "arange": (lambda t, **o: t.arange(4, **o), None),
+    "linalg.inv": (lambda t, **o: t.linalg.inv(t.tensor([[2.0, 0.0], [0.0, 4.0]]), **o), None),
+    "special.expit": (lambda t, **o: t.special.expit(t.tensor([0.0, 1.0]), **o), None),
+    "fft.fft": (lambda t, **o: t.fft.fft(t.tensor([1.0, 2.0, 0.0]), **o), "complex64"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEYWORD_CALLS))
+def test_a_keyword_out_is_written_with_pytorchs_numbers(name):
+    call, dtype = KEYWORD_CALLS[name]
+    expected = call(torch)
+    out = torch.full(tuple(expected.shape), 99.0, dtype=getattr(torch, dtype or "float32"))
+    assert call(torch, out=out) is out
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-6)
+    try:
+        import torch as real
+    except ImportError:
+        return
+    ref = real.full(tuple(expected.shape), 99.0, dtype=getattr(real, dtype or "float32"))
+    call(real, out=ref)
+    np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-6)
+
+
+def test_sort_with_a_keyword_out_writes_values_and_indices():
+    v, i = torch.empty(3), torch.empty(3, dtype=torch.int64)
+    got = torch.sort(torch.tensor([3.0, 1.0, 2.0]), out=(v, i))
+    assert got.values is v and v.tolist() == [1.0, 2.0, 3.0] and i.tolist() == [1, 2, 0]
+
+
+def test_a_keyword_out_keeps_pytorchs_rules():
+    x = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"exp\(\): functions with out=.*requires grad"):
+        torch.exp(x, out=torch.empty(2))
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type int64"):
+        torch.add(torch.ones(2), 0.5, out=torch.empty(2, dtype=torch.int64))

@@ -409,3 +409,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         x = _as_complex(x)
     out = _core.stft(x, n_fft, hop, window, center, pad_mode, normalized, onesided)
     return out if return_complex else _view_as_real(out)
+
+
+from ._out import honour_out as _honour_out  # noqa: E402
+_honour_out(globals())      # last: out= is written, not ignored (torch/_out.py)

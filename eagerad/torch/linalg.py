@@ -60,3 +60,7 @@ def eigh(A, UPLO="L"):
 
 
 from ..ops.eig import EigResult, eig, eigvals  # noqa: E402,F401 - complex results
+
+
+from ._out import honour_out as _honour_out  # noqa: E402
+_honour_out(globals())      # last: out= is written, not ignored (torch/_out.py)
