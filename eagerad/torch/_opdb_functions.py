@@ -170,6 +170,20 @@ divide = div
 __all__.append("divide")
 
 
+def _div_inplace(self, other, *, rounding_mode=None):
+    """``Tensor.div_``: in place, rounded as ``torch.div`` rounds.
+
+    >>> import eagerad.torch as torch
+    >>> torch.tensor([-7.0, 7.0]).div_(2, rounding_mode="floor").tolist()
+    [-4.0, 3.0]
+    """
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise ValueError(f"div_: rounding_mode must be None, 'trunc' or 'floor', got "
+                         f"{rounding_mode!r}")
+    _Tensor.div_(self, other)                  # (class access: the neutral method)
+    return self if rounding_mode is None else getattr(self, rounding_mode + "_")()
+
+
 @_public
 def round(input, *, decimals=0, out=None):
     """``torch.round``: half to even, at ``decimals`` decimal places.
@@ -402,6 +416,39 @@ def permute(input, dims):
     torch.Size([4, 2, 3])
     """
     return input.permute(*dims)
+
+
+def _scaled(name, other, alpha):
+    """PyTorch's ``alpha * other`` of ``add``/``sub`` (``other`` itself for alpha 1)."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, builtins.float, builtins.complex)):
+        raise TypeError(f"{name}(): alpha must be a number, got {type(alpha).__name__}")
+    return other if alpha == 1 else other * alpha
+
+
+@_public
+def add(input, other, *, alpha=1, out=None):
+    """``torch.add``: ``input + alpha * other``.
+
+    >>> import eagerad.torch as torch
+    >>> torch.add(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0]), alpha=3).tolist()
+    [4.0, 5.0]
+    """
+    return _ops.add(input, _scaled("add", other, alpha))
+
+
+@_public
+def sub(input, other, *, alpha=1, out=None):
+    """``torch.sub``: ``input - alpha * other``.
+
+    >>> import eagerad.torch as torch
+    >>> torch.sub(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0]), alpha=3).tolist()
+    [-2.0, -1.0]
+    """
+    return _ops.sub(input, _scaled("sub", other, alpha))
+
+
+subtract = sub
+__all__.append("subtract")
 
 
 @_public
@@ -852,6 +899,7 @@ def _accept_memory_format(cast):
 TENSOR_METHODS = {
     "sum": sum, "mean": mean, "nansum": nansum, "nanmean": nanmean, "amax": amax,
     "amin": amin, "logsumexp": logsumexp, "div": div, "divide": divide, "round": round,
+    "add": add, "sub": sub, "subtract": subtract, "div_": _div_inplace, "divide_": _div_inplace,
     "clamp": clamp, "clip": clip, "softmax": softmax, "log_softmax": log_softmax,
     "flatten": flatten, "unsqueeze": unsqueeze, "tensor_split": tensor_split, "take_along_dim": take_along_dim,
     "index_select": index_select, "index_add": index_add, "expand": _expand,
