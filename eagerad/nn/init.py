@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import dtype as dt
 from .. import _upcalls
+from ..ops.inplace import check_draw
 from ..tensor import Tensor, full, rand, randn
 from .inplace import assign
 
@@ -54,6 +55,7 @@ def normal(shape, sigma=0.01, mean=0.0, dtype=dt.float32):
     >>> float(abs(normal((1000,)).numpy()).max()) < 0.1
     True
     """
+    check_draw("normal", std=sigma)
     return randn(*shape, dtype=dtype) * sigma + mean
 
 
@@ -161,6 +163,7 @@ def uniform_(t, a=0.0, b=1.0):
     >>> bool(((t >= 2) & (t <= 3)).all())
     True
     """
+    check_draw("uniform_", low=a, high=b)
     return assign(t, rand(*t.shape, dtype=t.dtype) * (b - a) + a)
 
 

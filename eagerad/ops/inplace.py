@@ -389,16 +389,47 @@ def _rewrites():
             for name, op in sources.items() if op in PUBLIC and name not in METHODS}
 
 
-_SAMPLERS = {
-    "uniform_": lambda x, a=0.0, b=1.0, generator=None:
-        rand(*x.shape, dtype=x.dtype, device=x.device) * (b - a) + a,
-    "normal_": lambda x, mean=0.0, std=1.0, generator=None:
-        randn(*x.shape, dtype=x.dtype, device=x.device) * std + mean,
-    "bernoulli_": lambda x, p=0.5, generator=None:
-        (rand(*x.shape, device=x.device) < p).astype(x.dtype),
-    "exponential_": lambda x, lambd=1.0, generator=None:
-        -math.log1p(-rand(*x.shape, dtype=x.dtype, device=x.device)) / lambd,
-}
+def check_draw(name, std=None, low=None, high=None, p=None, rate=None):
+    """Refuse the sampler parameters PyTorch refuses, naming them: a negative std drew
+    mirrored samples, ``uniform_(2, 1)`` samples from [1, 2), ``bernoulli_(1.5)`` ones.
+
+    >>> check_draw("normal_", std=-1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: normal_: std must be >= 0, got -1.0
+    """
+    if std is not None and not float(std) >= 0:
+        raise ValueError(f"{name}: std must be >= 0, got {std}")
+    if low is not None and not float(low) <= float(high):
+        raise ValueError(f"{name}: expects a [from, to) range, got from={low} > to={high}")
+    if p is not None and not 0 <= float(p) <= 1:
+        raise ValueError(f"{name}: p must lie in [0, 1], got {p}")
+    if rate is not None and not float(rate) > 0:
+        raise ValueError(f"{name}: lambd must be > 0, got {rate}")
+
+
+def _uniform_(x, a=0.0, b=1.0, generator=None):
+    check_draw("uniform_", low=a, high=b)
+    return rand(*x.shape, dtype=x.dtype, device=x.device) * (b - a) + a
+
+
+def _normal_(x, mean=0.0, std=1.0, generator=None):
+    check_draw("normal_", std=std)
+    return randn(*x.shape, dtype=x.dtype, device=x.device) * std + mean
+
+
+def _bernoulli_(x, p=0.5, generator=None):
+    check_draw("bernoulli_", p=p)
+    return (rand(*x.shape, device=x.device) < p).astype(x.dtype)
+
+
+def _exponential_(x, lambd=1.0, generator=None):
+    check_draw("exponential_", rate=lambd)
+    return -math.log1p(-rand(*x.shape, dtype=x.dtype, device=x.device)) / lambd
+
+
+_SAMPLERS = {"uniform_": _uniform_, "normal_": _normal_, "bernoulli_": _bernoulli_,
+             "exponential_": _exponential_}
 
 
 METHODS = {"copy_": copy_, "add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "fill_": fill_,
