@@ -113,7 +113,9 @@ def test_scheduler_state_dict_round_trip():
     for _ in range(3):
         s.step()
     saved = s.state_dict()
-    s2 = sched.StepLR(make_opt(1.0), 2, gamma=0.5)
+    opt2 = make_opt(1.0)
+    s2 = sched.StepLR(opt2, 2, gamma=0.5)
+    opt2.load_state_dict(opt.state_dict())     # (the rate lives in the optimizer's state)
     s2.load_state_dict(saved)
     s2.step()
     assert s2.get_last_lr() == [0.25]

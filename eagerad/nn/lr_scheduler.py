@@ -42,6 +42,12 @@ class LRScheduler:
     """Base: subclasses give ``lr_at(base_lr, epoch, group_index)`` (a closed form);
     ``step()`` advances ``last_epoch`` and writes each group's ``lr``.
 
+    ``chainable`` schedulers step as PyTorch's recursive forms do: the group's current
+    rate moves by this schedule's own change (its factor, about ``floor``), so two
+    schedulers on one optimizer compose and a rate set by hand is carried on -- writing the
+    closed form instead made ``ConstantLR`` + ``ExponentialLR`` start at 1.0, not 0.1.
+    ``step(epoch)`` jumps to the closed form, as PyTorch's does.
+
     >>> class Halving(LRScheduler):
     ...     def lr_at(self, base_lr, epoch, i):
     ...         return base_lr / 2 ** epoch
@@ -49,6 +55,9 @@ class LRScheduler:
     >>> s = Halving(opt); s.step(); s.get_last_lr()
     [0.5]
     """
+
+    chainable = False
+    floor = 0.0            # (a chainable schedule scales the rate's distance to this)
 
     def __init__(self, optimizer, last_epoch=-1):
         _check_optimizer(optimizer, type(self).__name__)
@@ -77,11 +86,26 @@ class LRScheduler:
         >>> s = ExponentialLR(opt, gamma=0.5); s.step(3); opt.param_groups[0]['lr']
         0.125
         """
-        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        previous = self.last_epoch
+        self.last_epoch = previous + 1 if epoch is None else epoch
         values = self._values()
+        if self.chainable and epoch is None:
+            olds = self.base_lrs if previous < 0 else \
+                [self.lr_at(base, previous, i) for i, base in enumerate(self.base_lrs)]
+            values = [self._chain(group["lr"], new, old)
+                      for group, new, old in zip(self.optimizer.param_groups, values, olds)]
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = list(values)
+
+    def _chain(self, current, new, old):
+        """``current`` moved as the closed form moved from ``old`` to ``new`` (PyTorch's
+        recursive step; from ``floor`` on, by the difference, as its cosine restarts)."""
+        if new == old:
+            return current
+        if old == self.floor:
+            return current + (new - old)
+        return self.floor + (current - self.floor) * ((new - self.floor) / (old - self.floor))
 
     def get_last_lr(self):
         """The learning rates the last ``step`` set, one per parameter group.
@@ -157,6 +181,7 @@ class StepLR(LRScheduler):
     >>> s = StepLR(opt, step_size=3, gamma=0.1); s.step(3); s.get_last_lr()
     [0.1]
     """
+    chainable = True
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
         _check_optimizer(optimizer, "StepLR")
@@ -174,6 +199,7 @@ class MultiStepLR(LRScheduler):
     >>> s = MultiStepLR(opt, milestones=[2, 5], gamma=0.5); s.step(5); s.get_last_lr()
     [0.25]
     """
+    chainable = True
 
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
         self.milestones, self.gamma = sorted(milestones), gamma
@@ -190,6 +216,7 @@ class ConstantLR(LRScheduler):
     >>> ConstantLR(opt, factor=0.5, total_iters=2).get_last_lr()
     [0.5]
     """
+    chainable = True
 
     def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
         if not 0 <= factor <= 1:
@@ -208,6 +235,7 @@ class LinearLR(LRScheduler):
     >>> s = LinearLR(opt, start_factor=0.5, total_iters=2); s.step(); s.get_last_lr()
     [0.75]
     """
+    chainable = True
 
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
                  last_epoch=-1):
@@ -229,6 +257,7 @@ class ExponentialLR(LRScheduler):
     >>> s = ExponentialLR(opt, gamma=0.9); s.step(); s.get_last_lr()
     [0.9]
     """
+    chainable = True
 
     def __init__(self, optimizer, gamma, last_epoch=-1):
         self.gamma = gamma
@@ -245,6 +274,7 @@ class PolynomialLR(LRScheduler):
     >>> s = PolynomialLR(opt, total_iters=4, power=2.0); s.step(2); s.get_last_lr()
     [0.25]
     """
+    chainable = True
 
     def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
         self.total_iters, self.power = total_iters, power
@@ -266,11 +296,12 @@ class CosineAnnealingLR(LRScheduler):
     >>> s = CosineAnnealingLR(opt, T_max=4); s.step(2); s.get_last_lr()
     [0.5]
     """
+    chainable = True
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
         if isinstance(T_max, bool) or not isinstance(T_max, (int, float)) or not T_max > 0:
             raise ValueError(f"CosineAnnealingLR: T_max must be a positive number, got {T_max!r}")
-        self.T_max, self.eta_min = T_max, eta_min
+        self.T_max, self.eta_min, self.floor = T_max, eta_min, eta_min
         super().__init__(optimizer, last_epoch)
 
     def lr_at(self, base_lr, epoch, i):
@@ -380,6 +411,108 @@ class OneCycleLR(LRScheduler):
                     break
                 start = end
         return values
+
+
+def _same_optimizer(who, schedulers, optimizer):
+    """``schedulers`` as a list, checked to drive ``optimizer`` (None: the first's)."""
+    schedulers = list(schedulers)
+    if not schedulers:
+        raise ValueError(f"{who} expects at least one scheduler")
+    optimizer = schedulers[0].optimizer if optimizer is None else optimizer
+    for i, scheduler in enumerate(schedulers):
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(f"{who} does not support `ReduceLROnPlateau` scheduler as it requires "
+                             f"additional kwargs to be specified when calling `step`, but got one "
+                             f"at index {i} in the given schedulers sequence.")
+        if getattr(scheduler, "optimizer", None) is not optimizer:
+            raise ValueError(f"{who} expects all schedulers to belong to the same optimizer, but "
+                             f"got scheduler {type(scheduler).__name__} at index {i} with another "
+                             "optimizer")
+    return schedulers, optimizer
+
+
+class _Composite:
+    """What ``SequentialLR`` and ``ChainedScheduler`` share: the rates, and a state
+    holding each inner scheduler's state."""
+
+    def get_last_lr(self):
+        """The rates the last step set, one per parameter group."""
+        return list(self._last_lr)
+
+    def state_dict(self):
+        """PyTorch's layout: the own fields, and ``_schedulers``: each inner one's state."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict):
+        """Restore from ``state_dict()``, the inner schedulers too."""
+        state = dict(state_dict)
+        inner = state.pop("_schedulers")
+        self.__dict__.update(state)
+        for scheduler, saved in zip(self._schedulers, inner):
+            scheduler.load_state_dict(saved)
+
+
+class SequentialLR(_Composite):
+    """Hand over from one scheduler to the next at each epoch of ``milestones`` (warm-up,
+    then decay); the next starts at its epoch 0.
+
+    >>> opt = eagerad.nn.SGD([eagerad.Parameter(eagerad.zeros(1))], lr=1.0)
+    >>> warm = LinearLR(opt, start_factor=0.5, total_iters=2)
+    >>> s = SequentialLR(opt, [warm, ExponentialLR(opt, gamma=0.5)], milestones=[2])
+    >>> [s.get_last_lr()[0] for _ in range(4) if s.step() is None]
+    [0.75, 1.0, 0.5, 0.25]
+    """
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        _check_optimizer(optimizer, "SequentialLR")
+        self._schedulers, self.optimizer = _same_optimizer("SequentialLR", schedulers, optimizer)
+        if len(milestones) != len(self._schedulers) - 1:
+            raise ValueError("Sequential Schedulers expects number of schedulers provided to be "
+                             "one more than the number of milestone points, but got number of "
+                             f"schedulers {len(self._schedulers)} and the number of milestones "
+                             f"to be equal to {len(milestones)}")
+        self._milestones = list(milestones)
+        self.last_epoch = last_epoch + 1
+        for group in optimizer.param_groups:      # undo what building the others did
+            group["lr"] = group["initial_lr"]
+        for scheduler in self._schedulers:
+            scheduler.last_epoch -= 1
+        self._schedulers[0].step()
+        self._last_lr = self._schedulers[0].get_last_lr()
+
+    def step(self):
+        """One epoch of the scheduler whose stretch this is (restarted at a milestone)."""
+        self.last_epoch += 1
+        index = bisect.bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[index]
+        if index > 0 and self._milestones[index - 1] == self.last_epoch:
+            scheduler.step(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+
+class ChainedScheduler(_Composite):
+    """Step every scheduler of ``schedulers`` at once; their changes compose.
+
+    >>> opt = eagerad.nn.SGD([eagerad.Parameter(eagerad.zeros(1))], lr=1.0)
+    >>> s = ChainedScheduler([ConstantLR(opt, factor=0.5, total_iters=1), ExponentialLR(opt, 0.5)])
+    >>> s.get_last_lr(), s.step(), s.get_last_lr()
+    ([0.5], None, [0.5])
+    """
+
+    def __init__(self, schedulers, optimizer=None):
+        self._schedulers, self.optimizer = _same_optimizer("ChainedScheduler", schedulers,
+                                                           optimizer)
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def step(self):
+        """One step of each scheduler, in order."""
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
 
 class ReduceLROnPlateau:

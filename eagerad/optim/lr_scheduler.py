@@ -5,11 +5,12 @@
 >>> StepLR.__module__
 'eagerad.nn.lr_scheduler'
 """
-from ..nn.lr_scheduler import (ConstantLR, CosineAnnealingLR, CosineAnnealingWarmRestarts,
-                               ExponentialLR, LambdaLR, LinearLR, LRScheduler, MultiplicativeLR,
-                               MultiStepLR, OneCycleLR, PolynomialLR, ReduceLROnPlateau, StepLR,
-                               _LRScheduler)
+from ..nn.lr_scheduler import (ChainedScheduler, ConstantLR, CosineAnnealingLR,
+                               CosineAnnealingWarmRestarts, ExponentialLR, LambdaLR, LinearLR,
+                               LRScheduler, MultiplicativeLR, MultiStepLR, OneCycleLR, PolynomialLR,
+                               ReduceLROnPlateau, SequentialLR, StepLR, _LRScheduler)
 
-__all__ = ["ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "ExponentialLR",
-           "LambdaLR", "LinearLR", "LRScheduler", "MultiplicativeLR", "MultiStepLR", "OneCycleLR",
-           "PolynomialLR", "ReduceLROnPlateau", "StepLR", "_LRScheduler"]
+__all__ = ["ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
+           "ExponentialLR", "LambdaLR", "LinearLR", "LRScheduler", "MultiplicativeLR",
+           "MultiStepLR", "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau", "SequentialLR",
+           "StepLR", "_LRScheduler"]
