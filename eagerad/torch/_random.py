@@ -143,17 +143,31 @@ def _random_bounds(self, from_=0, to=None, *, generator=None):
     return sampling.integer_fill(self, from_, to, generator)
 
 
+def _positive(name, what, value):
+    """``value`` when it is > 0, else a ValueError naming it (PyTorch refuses the rest)."""
+    if not float(value) > 0:
+        raise ValueError(f"{name} expects {what} > 0.0, but found {what}={value}")
+    return value
+
+
+def _geometric(self, p, *, generator=None):
+    if not 0 < float(p) < 1:
+        raise ValueError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    return np.ceil(np.log(_uniform_open(self, generator)) / math.log1p(-p))
+
+
 _METHODS = {
     "multinomial": lambda self, num_samples, replacement=False, *, generator=None:
         multinomial(self, num_samples, replacement, generator=generator),
     "bernoulli": lambda self, p=None, *, generator=None: bernoulli(self, p, generator=generator),
     "random_": _fill(_random_bounds),
-    "geometric_": _fill(lambda self, p, *, generator=None:
-                        np.ceil(np.log(_uniform_open(self, generator)) / math.log1p(-p))),
+    "geometric_": _fill(_geometric),
     "cauchy_": _fill(lambda self, median=0.0, sigma=1.0, *, generator=None:
-                     median + sigma * np.tan(math.pi * (_uniform_open(self, generator) - 0.5))),
+                     median + _positive("cauchy_", "sigma", sigma)
+                     * np.tan(math.pi * (_uniform_open(self, generator) - 0.5))),
     "log_normal_": _fill(lambda self, mean=1.0, std=2.0, *, generator=None:
-                         np.exp(mean + std * sampling._rng(generator).standard_normal(self.shape))),
+                         np.exp(mean + _positive("log_normal_", "std", std)
+                                * sampling._rng(generator).standard_normal(self.shape))),
 }
 for _name, _impl in _METHODS.items():
     _impl.__name__ = _name
