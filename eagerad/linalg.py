@@ -10,7 +10,7 @@ On CUDA the factorisations copy to the host for LAPACK and back (see
 
 Degenerate inputs, as PyTorch: gradients of ``eigh``/``svd`` are inf/nan at
 repeated eigen/singular values (``eigvalsh``/``svdvals`` stay finite); ``inv``
-and ``solve`` raise RuntimeError on an exactly singular matrix, while ``det``'s
+and ``solve`` raise ``LinAlgError`` (a RuntimeError) on an exactly singular matrix, while ``det``'s
 gradient (the cofactor matrix) is finite there; norms have gradient 0 at 0 (and the
 second derivatives PyTorch has there).  ``cholesky``, ``eigh`` and ``eigvalsh`` read one
 triangle and give PyTorch's gradient, the one with respect to a symmetric matrix
@@ -27,6 +27,7 @@ import collections
 import numpy as np
 
 from .autograd.grad_mode import is_grad_enabled
+from .backend import LinAlgError
 from .ops.contractions import cross, dot, einsum, inner, kron, outer, tensordot, trace
 from .ops.decompositions import (OPS, SlogdetResult, cholesky, complement, const, det, floating,
                                  inv, logdet, matrices, matrix_exp, matrix_power, mT,
@@ -43,8 +44,8 @@ __all__ = ["inv", "solve", "det", "slogdet", "logdet", "cholesky", "solve_triang
            "cho_solve", "cholesky_solve", "eigh", "eigvalsh", "svd", "svdvals", "qr", "lstsq",
            "pinv", "matrix_power", "matrix_exp", "norm", "vector_norm", "matrix_norm",
            "multi_dot", "matmul", "einsum", "tensordot", "outer", "inner", "dot", "kron",
-           "cross", "trace", "SlogdetResult", "EighResult", "SVDResult", "QRResult",
-           "LstsqResult", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "lu_unpack",
+           "cross", "trace", "matrix_rank", "LinAlgError", "SlogdetResult", "EighResult",
+           "SVDResult", "QRResult", "LstsqResult", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "lu_unpack",
            "LUResult", "LUFactorResult", "LUFactorExResult", "inv_ex", "solve_ex",
            "cholesky_ex", "diagonal", "vecdot", "vander", "tensorinv", "tensorsolve", "cond",
            "InvExResult", "SolveExResult", "CholeskyExResult", "householder_product"]
@@ -217,6 +218,32 @@ def svdvals(A):
     [3.0, 2.0]
     """
     return OPS["svdvals"](matrices("svdvals", A))
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    """Rank of each matrix: its singular values (eigenvalue magnitudes where ``hermitian``)
+    above ``max(atol, rtol * largest)``.  Without tolerances ``rtol`` is ``eps * max(m,
+    n)`` (numpy's and PyTorch's rule), with a positive ``atol`` alone it is 0; ``tol``
+    (numpy's) is ``atol``.  An int64 count, not differentiable.
+
+    >>> matrix_rank(eagerad.tensor([[1.0, 2.0], [2.0, 4.0]])).item()
+    1
+    """
+    A = matrices("matrix_rank", A).detach()
+    m, n = A.shape[-2:]
+    if min(m, n) == 0:
+        return const(np.zeros(A.shape[:-2]), A, np.int64)
+    s = abs(eigvalsh(A)) if hermitian else svdvals(A)
+    atol = tol if atol is None else atol
+    if rtol is None:
+        given = atol is not None and bool((as_tensor(atol) > 0).all())
+        rtol = 0.0 if given else np.finfo(np.dtype(A.dtype)).eps * max(m, n)
+    per_matrix = [as_tensor(t, like=s).astype(s.dtype).unsqueeze(-1)     # (batch tolerances)
+                  for t in (rtol, atol) if t is not None]
+    bound = s.amax(-1, keepdim=True) * per_matrix[0]
+    if atol is not None:
+        bound = where(bound > per_matrix[1], bound, per_matrix[1])
+    return (s > bound).sum(-1).astype(np.int64)
 
 
 def qr(A, mode="reduced"):
@@ -469,7 +496,7 @@ def _ex(name, A, info, compute, check_errors, what, trailing=2):
     if check_errors:
         host = np.asarray(info.numpy())
         if host.any():
-            raise RuntimeError(f"linalg.{name}: the input matrix {what} (info = "
+            raise LinAlgError(f"linalg.{name}: the input matrix {what} (info = "
                                f"{int(host.max())} for the matrix at batch index "
                                f"{tuple(int(i) for i in np.argwhere(host)[0])})")
     bad = info != 0

@@ -7,6 +7,16 @@ directly, so a new device is one new module.
 """
 import importlib
 
+
+class LinAlgError(RuntimeError):
+    """A factorisation or solve failed on its input (singular, not positive-definite, no
+    convergence): PyTorch's ``torch.linalg.LinAlgError``, a RuntimeError as there.
+
+    >>> issubclass(LinAlgError, RuntimeError)
+    True
+    """
+
+
 _MODULES = {"cpu": "eagerad.backend.cpu", "cuda": "eagerad.backend.cuda"}
 _loaded = {}
 

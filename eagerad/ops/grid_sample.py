@@ -1,5 +1,6 @@
 """Sampling an image at arbitrary points: PyTorch's ``F.grid_sample`` on 4-D and 5-D
-input and its ``torch.grid_sampler_2d``/``grid_sampler_3d`` (integer modes).
+input and its ``torch.grid_sampler_2d``/``grid_sampler_3d`` (integer modes), and the grids
+of affine maps that a spatial transformer samples at (``affine_grid``, both faces).
 
 The grid's last axis holds normalised (x, y[, z]) in [-1, 1]; each is mapped to a pixel
 coordinate (``align_corners`` as PyTorch), then ``padding_mode`` ('zeros', 'border',
@@ -22,8 +23,9 @@ from ..tensor import Tensor
 from .convolution import _floats
 from .indexing import take_along_dim
 from .math import abs as _abs
+from .linalg import matmul
 from .math import clamp, fmod, where
-from .shape import broadcast_to, stack
+from .shape import broadcast_to, stack, swapaxes
 
 _MODES = ("bilinear", "nearest", "bicubic")
 _PADDINGS = ("zeros", "border", "reflection")
@@ -187,3 +189,33 @@ grid_sampler_3d.__doc__ = """PyTorch's ``torch.grid_sampler_3d``: ``grid_sampler
 >>> grid_sampler_3d(eagerad.ones(1, 1, 2, 2, 2), eagerad.zeros(1, 1, 1, 1, 3), 0, 0, False).item()
 1.0
 """
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid of the affine maps ``theta`` for an output of ``size``: (N, H, W, 2)
+    for theta (N, 2, 3) and size (N, C, H, W), (N, D, H, W, 3) for theta (N, 3, 4) and size
+    (N, C, D, H, W); normalised coordinates in [-1, 1], x first (``align_corners``: the
+    corner pixels' centres at +-1; None is False, PyTorch's default).  Differentiable in
+    ``theta``.
+
+    >>> affine_grid(eagerad.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]]), (1, 1, 1, 2)).tolist()
+    [[[[-0.5, 0.0], [0.5, 0.0]]]]
+    """
+    (theta,) = _floats("affine_grid", theta)
+    size = tuple(int(s) for s in size)
+    spatial = size[2:]
+    dims = len(spatial)
+    if dims not in (2, 3) or tuple(theta.shape) != (size[0], dims, dims + 1):
+        want = "Nx2x3 for a 4-D size" if dims == 2 else "Nx3x4 for a 5-D size" if dims == 3 \
+            else "a 4-D (2-D images) or 5-D (volumes) size"
+        raise ValueError(f"affine_grid: expected theta of shape {want}, got theta of shape "
+                         f"{tuple(theta.shape)} and size {list(size)}")
+
+    def axis(k):        # pixel centres along one axis, normalised
+        if align_corners:
+            return np.linspace(-1.0, 1.0, k) if k > 1 else np.zeros(k)
+        return (np.arange(k) * 2.0 + 1.0) / k - 1.0
+    mesh = np.meshgrid(*(axis(k) for k in spatial), indexing="ij")
+    points = [m.ravel() for m in reversed(mesh)] + [np.ones(mesh[0].size)]
+    base = Tensor(np.stack(points, 1).astype(theta.dtype), device=theta.device)
+    return matmul(base, swapaxes(theta, 1, 2)).reshape(size[:1] + spatial + (dims,))

@@ -27,6 +27,7 @@ import collections
 
 import numpy as np
 
+from ..backend import LinAlgError
 from .decompositions import _tri_mask, batch_leading, const, matrices, mT
 from .registry import OPS, Case, U, defop, move_batch
 from .shape import concat
@@ -263,7 +264,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
         host = np.asarray(info.numpy())
         if host.any():
             first = int(host[host > 0].flat[0]) - 1
-            raise RuntimeError(f"linalg.lu_factor_ex: U[{first}, {first}] is exactly zero: the "
+            raise LinAlgError(f"linalg.lu_factor_ex: U[{first}, {first}] is exactly zero: the "
                                "matrix is singular")
     return LUFactorExResult(LU, pivots, info)
 

@@ -27,7 +27,7 @@ from ..tensor import Tensor
 from ._creation import as_tensor, empty, from_numpy, tensor
 from ._face import TORCH, Size
 from .func import vmap  # noqa: F401  (torch.vmap)
-from .linalg import matrix_norm as _matrix_norm, svdvals as _svdvals
+from .linalg import matrix_norm as _matrix_norm, matrix_rank as _matrix_rank
 
 
 def _torch(obj):
@@ -482,11 +482,7 @@ def matrix_rank(input, tol=None, symmetric=False):
     >>> torch.matrix_rank(torch.tensor([[1.0, 2.0], [2.0, 4.0]]))
     tensor(1)
     """
-    s = _svdvals(input.detach())
-    if tol is None:
-        eps = np.finfo(np.dtype(input.dtype)).eps
-        tol = s.amax(-1, keepdim=True) * (builtins.max(input.shape[-2:]) * eps)
-    return _torch((s > tol).sum(-1))
+    return _torch(_matrix_rank(input, tol=tol, hermitian=symmetric))
 
 
 # ---------------------------------------------------------------- control flow, sym_*

@@ -3,7 +3,7 @@
 Every name in ``__all__`` becomes a function of the backend module (``B.<name>``),
 next to the core functions of ``backend/cpu/__init__.py``.  All of them take
 stacks of matrices (leading axes are batches).  LAPACK's failures become the
-``RuntimeError`` PyTorch raises, with the reason in words.
+``LinAlgError`` (a RuntimeError) PyTorch raises, with the reason in words.
 
 >>> import numpy as np
 >>> solve(np.eye(2) * 2.0, np.ones((2, 1))).ravel().tolist()
@@ -13,6 +13,8 @@ import contextlib
 
 import numpy as np
 
+from .. import LinAlgError
+
 __all__ = ["inv", "solve", "slogdet", "det", "cholesky", "solve_triangular", "eigh", "eigvalsh",
            "svd", "svdvals", "qr", "orth_complement", "matrix_exp", "einsum",
            "matmul_nt", "matmul_tn"]
@@ -20,11 +22,11 @@ __all__ = ["inv", "solve", "slogdet", "det", "cholesky", "solve_triangular", "ei
 
 @contextlib.contextmanager
 def _lapack(name, problem):
-    """Turn numpy's LinAlgError into PyTorch's RuntimeError saying what went wrong."""
+    """Turn numpy's LinAlgError into PyTorch's, saying what went wrong."""
     try:
         yield
     except np.linalg.LinAlgError as err:
-        raise RuntimeError(f"linalg.{name}: {problem} ({err})") from None
+        raise LinAlgError(f"linalg.{name}: {problem} ({err})") from None
 
 
 def inv(a):

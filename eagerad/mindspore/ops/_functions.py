@@ -13,6 +13,7 @@ import math as _math
 import numpy as np
 
 from ... import ops as _core
+from ...ops.grid_sample import affine_grid as _affine_grid
 from ...ops.nn_ops import reduce_loss as _reduce_loss
 from .._face import Tensor as _Tensor
 
@@ -895,22 +896,14 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 def affine_grid(theta, size, align_corners=False):
     """The sampling grid (N, H, W, 2) of the 2-D affine maps ``theta`` (N, 2, 3) for an output
-    of ``size`` (N, C, H, W), in normalised [-1, 1] coordinates.
+    of ``size`` (N, C, H, W) -- (N, D, H, W, 3) for 3-D maps (N, 3, 4) and a 5-D size -- in
+    normalised [-1, 1] coordinates.
 
     >>> import eagerad.mindspore as ms
     >>> affine_grid(ms.Tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]]), (1, 1, 1, 2)).numpy().tolist()
     [[[[-0.5, 0.0], [0.5, 0.0]]]]
     """
-    n, _, h, w = (int(s) for s in size)
-
-    def axis(k):
-        if align_corners:
-            return np.linspace(-1.0, 1.0, k) if k > 1 else np.zeros(1)
-        return (np.arange(k) * 2.0 + 1.0) / k - 1.0
-    ys, xs = np.meshgrid(axis(h), axis(w), indexing="ij")
-    base = np.stack([xs.ravel(), ys.ravel(), np.ones(h * w)], 1).astype(_np(theta).dtype)
-    grid = _core.matmul(_Tensor(base), _core.swapaxes(theta, 1, 2))
-    return grid.reshape((n, h, w, 2))
+    return _affine_grid(theta, size, align_corners)
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=False):

@@ -19,7 +19,7 @@ from ...ops.pooling_nd import (adaptive_avg_pool1d, adaptive_avg_pool3d,  # noqa
                                avg_pool2d, avg_pool3d, fractional_max_pool2d,
                                fractional_max_pool3d, max_pool3d)
 from ...ops.alpha_dropout import alpha_dropout, feature_alpha_dropout  # noqa: F401
-from ...ops.grid_sample import grid_sample  # noqa: F401
+from ...ops.grid_sample import affine_grid, grid_sample  # noqa: F401
 from ...ops.negative_pad import pad  # noqa: F401
 from ...ops.normalization import batch_norm as _batch_norm
 from ...ops.resize import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: F401
