@@ -32,6 +32,75 @@ def device_count():
     return len(cuda.gpus)
 
 
+def _index(device):
+    """The device number of ``device`` (None, an int, 'cuda', 'cuda:N' or a device)."""
+    if device is None:
+        return 0
+    if isinstance(device, int) and not isinstance(device, bool):
+        return device
+    text = str(device)
+    if text == "cuda":
+        return 0
+    if text.startswith("cuda:") and text[5:].isdigit():
+        return int(text[5:])
+    raise ValueError(f"expected a CUDA device (an int, 'cuda' or 'cuda:N'), got {device!r}")
+
+
+def _gpu(device=None):
+    """numba-cuda's device ``device``; a RuntimeError naming the problem without one."""
+    problem = cuda_problem()
+    if problem is not None:
+        raise RuntimeError(f"no CUDA device: {problem}")
+    index = _index(device)
+    if not 0 <= index < device_count():
+        raise ValueError(f"CUDA device {index} does not exist ({device_count()} found)")
+    from numba import cuda
+    return cuda.gpus[index]
+
+
+def current_device():
+    """The index of the device CUDA tensors go to: 0 (eagerad uses the first GPU).
+
+    >>> current_device() == 0 if is_available() else True
+    True
+    """
+    _gpu()
+    return 0
+
+
+def set_device(device):
+    """Choose the device CUDA tensors go to: eagerad puts them on the first GPU, so only it
+    is accepted (a ValueError names any other: one process per GPU needs
+    ``CUDA_VISIBLE_DEVICES``).
+
+    >>> set_device(0) if is_available() else None
+    """
+    index = _index(device)
+    _gpu(index)
+    if index != 0:
+        raise ValueError(f"set_device({device!r}): eagerad uses CUDA device 0; start the process "
+                         f"with CUDA_VISIBLE_DEVICES={index} to run on device {index}")
+
+
+def get_device_name(device=None):
+    """The name of CUDA device ``device`` (default: the current one).
+
+    >>> isinstance(get_device_name(), str) if is_available() else True
+    True
+    """
+    name = getattr(_gpu(device), "name", "Numba CUDA simulator")   # (the simulator has none)
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def get_device_capability(device=None):
+    """``(major, minor)``: the compute capability of CUDA device ``device``.
+
+    >>> len(get_device_capability()) if is_available() else 2
+    2
+    """
+    return tuple(_gpu(device).compute_capability)
+
+
 def synchronize(device=None):
     """Wait for all queued GPU work (a no-op without a GPU).
 
