@@ -7,3 +7,5 @@ tensor(5.)
 """
 from ....nn.utils import *  # noqa: F401,F403
 from . import rnn  # noqa: E402,F401 - torch.nn.utils.rnn
+from .weight_norms import (remove_spectral_norm, remove_weight_norm, spectral_norm,  # noqa: F401
+                           weight_norm)
