@@ -101,6 +101,35 @@ def get_device_capability(device=None):
     return tuple(_gpu(device).compute_capability)
 
 
+def get_device_properties(device=None):
+    """What PyTorch's ``get_device_properties`` tells of CUDA device ``device``: ``name``,
+    ``major``, ``minor``, ``total_memory`` (bytes), ``multi_processor_count``.
+
+    >>> get_device_properties().major >= 3 if is_available() else True
+    True
+    """
+    import math
+    import types
+    from numba import cuda
+    gpu = _gpu(device)
+    major, minor = get_device_capability(device)
+    total = float(cuda.current_context().get_memory_info()[1])
+    return types.SimpleNamespace(
+        name=get_device_name(device), major=major, minor=minor,
+        total_memory=int(total) if math.isfinite(total) else 0,     # (the simulator: inf)
+        multi_processor_count=int(getattr(gpu, "MULTIPROCESSOR_COUNT", 0)))
+
+
+def is_bf16_supported(including_emulation=True):
+    """False: eagerad has no bfloat16 dtype (numpy has none), so programs that choose
+    bfloat16 when this says True take float16/float32 instead.
+
+    >>> is_bf16_supported()
+    False
+    """
+    return False
+
+
 def synchronize(device=None):
     """Wait for all queued GPU work (a no-op without a GPU).
 

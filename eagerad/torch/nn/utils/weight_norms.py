@@ -70,7 +70,8 @@ def remove_weight_norm(module, name="weight"):
     """Fold ``<name>_g`` and ``<name>_v`` back into one parameter ``<name>``.
 
     >>> import eagerad.torch as torch
-    >>> sorted(n for n, _ in remove_weight_norm(weight_norm(torch.nn.Linear(2, 1))).named_parameters())
+    >>> m = remove_weight_norm(weight_norm(torch.nn.Linear(2, 1)))
+    >>> sorted(n for n, _ in m.named_parameters())
     ['bias', 'weight']
     """
     hooks = _hooks(module, "weight_norm")
