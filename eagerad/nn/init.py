@@ -18,6 +18,7 @@ from .. import dtype as dt
 from .. import _upcalls
 from ..ops.inplace import check_draw
 from ..tensor import Tensor, full, rand, randn
+from . import init_draws
 from .inplace import assign
 
 
@@ -89,8 +90,25 @@ def he_uniform(shape, negative_slope=math.sqrt(5), dtype=dt.float32):
     return uniform(shape, math.sqrt(6.0 / ((1 + negative_slope ** 2) * fan_in)), dtype)
 
 
+def _drawn(draw):
+    """A name's initialiser from an ``init_draws`` family (float64 numpy of a shape)."""
+    return lambda shape, dtype=dt.float32: Tensor(np.asarray(draw(tuple(shape))), dtype=dtype)
+
+
+_HE_UNIFORM = _drawn(lambda s: init_draws.kaiming(s, 0, distribution="uniform"))
+_HE_NORMAL = _drawn(lambda s: init_draws.kaiming(s, 0, distribution="normal"))
+_XAVIER_NORMAL = _drawn(lambda s: init_draws.xavier(s, 1.0, "normal"))
+# MindSpore's names (case and underscores aside), each meaning its class's defaults:
+# 'he_uniform' is HeUniform() -- slope 0, bound sqrt(6 / fan_in) -- not the Dense default
 INITIALIZERS = {"zeros": zeros, "zero": zeros, "ones": ones, "one": ones, "normal": normal,
-                "uniform": uniform, "xavier_uniform": xavier_uniform, "he_uniform": he_uniform}
+                "uniform": uniform, "xavier_uniform": xavier_uniform,
+                "xavieruniform": xavier_uniform, "he_uniform": _HE_UNIFORM,
+                "heuniform": _HE_UNIFORM, "he_normal": _HE_NORMAL, "henormal": _HE_NORMAL,
+                "xavier_normal": _XAVIER_NORMAL, "xaviernormal": _XAVIER_NORMAL,
+                "truncatednormal": _drawn(lambda s: init_draws.truncated_normal(s, 0.0, 0.01)),
+                "identity": _drawn(init_draws.eye), "dirac": _drawn(init_draws.dirac),
+                "orthogonal": _drawn(init_draws.orthogonal),
+                "variancescaling": _drawn(init_draws.variance_scaling)}
 
 
 def initializer(init, shape, dtype=dt.float32):

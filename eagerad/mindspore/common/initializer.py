@@ -10,12 +10,16 @@ eagerad's generator (``set_seed``), so the numbers differ from MindSpore's own d
 >>> initializer(Constant(0.5), [2], ms.float32)
 Tensor(shape=[2], dtype=Float32, value= [ 5.00000000e-01,  5.00000000e-01])
 """
+import numpy as np
+
 from ... import dtype as _dt
-from ...nn import init as _init
+from ...nn import init as _init, init_draws as _draws
+from ...tensor import Tensor as _Tensor
 from .._face import stamped
 
-__all__ = ["Initializer", "Normal", "Uniform", "XavierUniform", "HeUniform", "Zero", "One",
-           "Constant", "initializer"]
+__all__ = ["Initializer", "Normal", "Uniform", "XavierUniform", "XavierNormal", "HeUniform",
+           "HeNormal", "TruncatedNormal", "VarianceScaling", "Orthogonal", "Dirac", "Identity",
+           "Sparse", "Zero", "One", "Constant", "initializer"]
 
 
 class Initializer:
@@ -26,6 +30,11 @@ class Initializer:
 
     def __call__(self, shape, dtype=_dt.float32):
         return self._draw(tuple(shape), dtype)
+
+
+def _tensor(values, dtype):
+    """A float64 numpy draw as a Tensor of ``dtype``."""
+    return _Tensor(np.asarray(values), dtype=dtype)
 
 
 class Normal(Initializer):
@@ -71,19 +80,130 @@ class XavierUniform(Initializer):
 
 
 class HeUniform(Initializer):
-    """He's U(-a, a), ``a = sqrt(6 / ((1 + negative_slope**2) fan_in))`` (fan_in mode).
+    """He's U(-b, b), ``b = gain * sqrt(3 / fan)``, the gain of ``nonlinearity`` (with
+    ``negative_slope`` for leaky ReLU) and the fan of ``mode``.
 
     >>> float(abs(HeUniform()((2, 6)).numpy()).max()) <= 1.0
     True
     """
 
     def __init__(self, negative_slope=0, mode="fan_in", nonlinearity="leaky_relu"):
-        if mode != "fan_in":
-            raise NotImplementedError(f"HeUniform: mode {mode!r}; only 'fan_in'")
-        self.negative_slope = negative_slope
+        self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
 
     def _draw(self, shape, dtype):
-        return _init.he_uniform(shape, self.negative_slope, dtype)
+        return _tensor(_draws.kaiming(shape, self.negative_slope, self.mode, self.nonlinearity,
+                                      "uniform"), dtype)
+
+
+class HeNormal(HeUniform):
+    """He's N(0, std**2), ``std = gain / sqrt(fan)``.
+
+    >>> HeNormal(mode="fan_out")((64, 32, 3, 3)).shape
+    (64, 32, 3, 3)
+    """
+
+    def _draw(self, shape, dtype):
+        return _tensor(_draws.kaiming(shape, self.negative_slope, self.mode, self.nonlinearity,
+                                      "normal"), dtype)
+
+
+class XavierNormal(Initializer):
+    """Glorot's N(0, std**2), ``std = gain * sqrt(2 / (fan_in + fan_out))``.
+
+    >>> XavierNormal(gain=0)((2, 2)).tolist()
+    [[0.0, 0.0], [0.0, 0.0]]
+    """
+
+    def __init__(self, gain=1):
+        self.gain = gain
+
+    def _draw(self, shape, dtype):
+        return _tensor(_draws.xavier(shape, self.gain, "normal"), dtype)
+
+
+class TruncatedNormal(Initializer):
+    """N(mean, sigma**2) truncated to [a, b] (absolute bounds, as MindSpore's).
+
+    >>> float(abs(TruncatedNormal(1.0, a=-0.5, b=0.5)((1000,)).numpy()).max()) <= 0.5
+    True
+    """
+
+    def __init__(self, sigma=0.01, mean=0.0, a=-2.0, b=2.0):
+        self.sigma, self.mean, self.a, self.b = sigma, mean, a, b
+
+    def _draw(self, shape, dtype):
+        return _tensor(_draws.truncated_normal(shape, self.mean, self.sigma, self.a, self.b,
+                                               name="TruncatedNormal"), dtype)
+
+
+class VarianceScaling(Initializer):
+    """Draws of variance ``scale / fan`` (``init_draws.variance_scaling``: its default
+    'truncated_normal' draws uniformly, as MindSpore 2.x does).
+
+    >>> float(abs(VarianceScaling(2.0)((200, 100)).numpy()).max()) <= (3 * 2.0 / 100) ** 0.5
+    True
+    """
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal"):
+        _draws.variance_scaling((1, 1), scale, mode, distribution)     # (checks the arguments)
+        self.scale, self.mode, self.distribution = scale, mode, distribution
+
+    def _draw(self, shape, dtype):
+        return _tensor(_draws.variance_scaling(shape, self.scale, self.mode, self.distribution),
+                       dtype)
+
+
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix times ``gain``.
+
+    >>> q = Orthogonal()((3, 3)).numpy(); bool(abs(q @ q.T - np.eye(3)).max() < 1e-5)
+    True
+    """
+
+    def __init__(self, gain=1.0):
+        self.gain = gain
+
+    def _draw(self, shape, dtype):
+        return _tensor(_draws.orthogonal(shape, self.gain), dtype)
+
+
+class Dirac(Initializer):
+    """A convolution weight that passes its input channels through (per group).
+
+    >>> Dirac()((1, 1, 3)).tolist()
+    [[[0.0, 1.0, 0.0]]]
+    """
+
+    def __init__(self, groups=1):
+        self.groups = groups
+
+    def _draw(self, shape, dtype):
+        return _tensor(_draws.dirac(shape, self.groups), dtype)
+
+
+class Identity(Initializer):
+    """The identity matrix (2-D shapes).
+
+    >>> Identity()((2, 2)).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+
+    def _draw(self, shape, dtype):
+        return _tensor(_draws.eye(shape), dtype)
+
+
+class Sparse(Initializer):
+    """``ceil(sparsity * rows)`` zeros per column, N(0, sigma**2) elsewhere (2-D shapes).
+
+    >>> int((Sparse(0.5)((4, 3)).numpy() == 0).sum())
+    6
+    """
+
+    def __init__(self, sparsity, sigma=0.01):
+        self.sparsity, self.sigma = sparsity, sigma
+
+    def _draw(self, shape, dtype):
+        return _tensor(_draws.sparse(shape, self.sparsity, self.sigma), dtype)
 
 
 class Constant(Initializer):

@@ -13,45 +13,16 @@ tensor in its dtype without recording a graph, as PyTorch's run under ``no_grad`
 >>> torch.nn.init.calculate_gain("relu") == 2 ** 0.5
 True
 """
-import math
-import numbers
 import warnings
 
 import numpy as np
 
-from ... import sampling
+from ...nn import init_draws as _draws
 from ...nn.inplace import assign
-from ...ops import erfinv as _erfinv
 from ...ops.inplace import check_draw
 from ...tensor import Tensor
 
-_LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-           "conv_transpose3d", "sigmoid")
-
-
-def calculate_gain(nonlinearity, param=None):
-    """The recommended scale of an initialisation for ``nonlinearity`` (PyTorch's table).
-
-    >>> calculate_gain("tanh"), calculate_gain("leaky_relu", 0.2) == math.sqrt(2 / 1.04)
-    (1.6666666666666667, True)
-    """
-    if nonlinearity in _LINEAR:
-        return 1
-    if nonlinearity == "tanh":
-        return 5.0 / 3
-    if nonlinearity == "relu":
-        return math.sqrt(2.0)
-    if nonlinearity == "selu":
-        return 3.0 / 4
-    if nonlinearity == "leaky_relu":
-        if param is None:
-            slope = 0.01
-        elif isinstance(param, numbers.Real) and not isinstance(param, bool):
-            slope = param
-        else:
-            raise ValueError(f"negative_slope {param} not a valid number")
-        return math.sqrt(2.0 / (1 + slope ** 2))
-    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+calculate_gain = _draws.calculate_gain
 
 
 def _calculate_fan_in_and_fan_out(tensor):
@@ -61,33 +32,13 @@ def _calculate_fan_in_and_fan_out(tensor):
     >>> _calculate_fan_in_and_fan_out(torch.empty(8, 3, 5, 5))
     (75, 200)
     """
-    if tensor.ndim < 2:
-        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
-                         f"dimensions (got shape {tuple(tensor.shape)})")
-    receptive = math.prod(tensor.shape[2:])
-    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
-
-
-def _calculate_correct_fan(tensor, mode):
-    mode = mode.lower()
-    if mode not in ("fan_in", "fan_out"):
-        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return fan_in if mode == "fan_in" else fan_out
+    return _draws.fan_in_and_fan_out(tuple(tensor.shape))
 
 
 def _write(tensor, values):
     """``values`` (numpy, tensor's shape) into ``tensor``'s buffer; returns ``tensor``."""
     assign(tensor, Tensor(np.asarray(values).astype(np.dtype(tensor.dtype), copy=False)))
     return tensor
-
-
-def _uniform(tensor, low, high, generator):
-    return _write(tensor, sampling._rng(generator).uniform(low, high, tuple(tensor.shape)))
-
-
-def _normal(tensor, mean, std, generator):
-    return _write(tensor, sampling._rng(generator).normal(mean, std, tuple(tensor.shape)))
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
@@ -98,7 +49,7 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
     True
     """
     check_draw("uniform_", low=a, high=b)
-    return _uniform(tensor, a, b, generator)
+    return _write(tensor, _draws.uniform(tensor.shape, a, b, generator))
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
@@ -109,26 +60,17 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
     [3.0, 3.0]
     """
     check_draw("normal_", std=std)
-    return _normal(tensor, mean, std, generator)
+    return _write(tensor, _draws.normal(tensor.shape, mean, std, generator))
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Fill ``tensor`` with N(mean, std**2) draws truncated to [a, b] (absolute bounds), by
-    the inverse CDF as PyTorch does, so bounds far in a tail cost nothing.
+    """Fill ``tensor`` with N(mean, std**2) draws truncated to [a, b] (absolute bounds).
 
     >>> import eagerad.torch as torch
     >>> w = trunc_normal_(torch.empty(1000), std=1.0, a=-0.1, b=0.1); bool(w.abs().max() <= 0.1)
     True
     """
-    check_draw("trunc_normal_", std=std, low=a, high=b)
-    if mean < a - 2 * std or mean > b + 2 * std:
-        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
-                      "distribution of values may be incorrect.", stacklevel=2)
-    cdf = [0.5 * (1 + math.erf((bound - mean) / (std * math.sqrt(2)))) if std
-           else float(bound > mean) for bound in (a, b)]
-    draws = sampling._rng(generator).uniform(2 * cdf[0] - 1, 2 * cdf[1] - 1, tuple(tensor.shape))
-    values = _erfinv(Tensor(draws)).numpy() * std * math.sqrt(2.0) + mean
-    return _write(tensor, np.clip(values, a, b))
+    return _write(tensor, _draws.truncated_normal(tensor.shape, mean, std, a, b, generator))
 
 
 def constant_(tensor, val):
@@ -168,10 +110,7 @@ def eye_(tensor):
     >>> eye_(torch.empty(2, 3)).tolist()
     [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     """
-    if tensor.ndim != 2:
-        raise ValueError(f"Only tensors with 2 dimensions are supported, got shape "
-                         f"{tuple(tensor.shape)}")
-    return _write(tensor, np.eye(*tensor.shape))
+    return _write(tensor, _draws.eye(tuple(tensor.shape)))
 
 
 def dirac_(tensor, groups=1):
@@ -182,19 +121,7 @@ def dirac_(tensor, groups=1):
     >>> dirac_(torch.empty(2, 2, 3))[:, :, 1].tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    shape = tuple(tensor.shape)
-    if len(shape) not in (3, 4, 5):
-        raise ValueError(f"Only tensors with 3, 4, or 5 dimensions are supported, got shape "
-                         f"{shape}")
-    if shape[0] % groups:
-        raise ValueError(f"dim 0 ({shape[0]}) must be divisible by groups ({groups})")
-    per_group = shape[0] // groups
-    values = np.zeros(shape)
-    centre = tuple(size // 2 for size in shape[2:])
-    for g in range(groups):
-        for d in range(min(per_group, shape[1])):
-            values[(g * per_group + d, d) + centre] = 1
-    return _write(tensor, values)
+    return _write(tensor, _draws.dirac(tuple(tensor.shape), groups))
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
@@ -204,9 +131,7 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
     >>> bool(xavier_uniform_(torch.empty(3, 3)).abs().max() <= 1.0)
     True
     """
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    bound = gain * math.sqrt(6.0 / float(fan_in + fan_out))
-    return _uniform(tensor, -bound, bound, generator)
+    return _write(tensor, _draws.xavier(tuple(tensor.shape), gain, "uniform", generator))
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
@@ -216,12 +141,15 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
     >>> xavier_normal_(torch.empty(4, 4), gain=0.0).tolist()[0]
     [0.0, 0.0, 0.0, 0.0]
     """
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return _normal(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
+    return _write(tensor, _draws.xavier(tuple(tensor.shape), gain, "normal", generator))
 
 
-def _kaiming_std(tensor, a, mode, nonlinearity):
-    return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
+def _kaiming(tensor, a, mode, nonlinearity, distribution, generator):
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        return tensor
+    return _write(tensor, _draws.kaiming(tuple(tensor.shape), a, mode, nonlinearity,
+                                         distribution, generator))
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
@@ -231,11 +159,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     >>> w = kaiming_uniform_(torch.empty(4, 6), nonlinearity="relu"); bool(w.abs().max() <= 1.0)
     True
     """
-    if 0 in tuple(tensor.shape):
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
-        return tensor
-    bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
-    return _uniform(tensor, -bound, bound, generator)
+    return _kaiming(tensor, a, mode, nonlinearity, "uniform", generator)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
@@ -245,10 +169,7 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     >>> kaiming_normal_(torch.empty(64, 32, 3, 3), mode="fan_out").shape
     torch.Size([64, 32, 3, 3])
     """
-    if 0 in tuple(tensor.shape):
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
-        return tensor
-    return _normal(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
+    return _kaiming(tensor, a, mode, nonlinearity, "normal", generator)
 
 
 def orthogonal_(tensor, gain=1, generator=None):
@@ -259,21 +180,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     >>> q = orthogonal_(torch.empty(3, 3)); bool(((q @ q.T) - torch.eye(3)).abs().max() < 1e-5)
     True
     """
-    if tensor.ndim < 2:
-        raise ValueError(f"Only tensors with 2 or more dimensions are supported, got shape "
-                         f"{tuple(tensor.shape)}")
-    if tensor.numel() == 0:
-        return tensor
-    rows = tensor.shape[0]
-    cols = tensor.numel() // rows
-    flat = sampling._rng(generator).standard_normal((rows, cols))
-    if rows < cols:
-        flat = flat.T
-    q, r = np.linalg.qr(flat)
-    q = q * np.sign(np.diag(r))          # the unique Q with a positive diagonal in R
-    if rows < cols:
-        q = q.T
-    return _write(tensor, (q * gain).reshape(tuple(tensor.shape)))
+    return _write(tensor, _draws.orthogonal(tuple(tensor.shape), gain, generator))
 
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
@@ -284,17 +191,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     >>> int((sparse_(torch.empty(10, 3), 0.3) == 0).sum())
     9
     """
-    if tensor.ndim != 2:
-        raise ValueError(f"Only tensors with 2 dimensions are supported, got shape "
-                         f"{tuple(tensor.shape)}")
-    check_draw("sparse_", std=std)
-    rows, cols = tensor.shape
-    rng = sampling._rng(generator)
-    values = rng.normal(0.0, std, (rows, cols))
-    zeros = int(math.ceil(sparsity * rows))
-    for col in range(cols):
-        values[rng.permutation(rows)[:zeros], col] = 0
-    return _write(tensor, values)
+    return _write(tensor, _draws.sparse(tuple(tensor.shape), sparsity, std, generator))
 
 
 def _deprecated(method):
