@@ -7,7 +7,9 @@ True
 from ..nn.lbfgs import LBFGS
 from ..nn.optim import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam, Optimizer,
                         RMSprop)
+from ..nn.radam import RAdam
+from ..nn.rprop import Rprop
 from . import lr_scheduler
 
 __all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "NAdam", "Optimizer",
-           "RMSprop", "LBFGS", "lr_scheduler"]
+           "RAdam", "RMSprop", "Rprop", "LBFGS", "lr_scheduler"]

@@ -8,4 +8,6 @@ tensor([0.], requires_grad=True)
 """
 from ...nn.lbfgs import LBFGS
 from ...nn.optim import SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam, Optimizer, RMSprop
+from ...nn.radam import RAdam
+from ...nn.rprop import Rprop
 from . import lr_scheduler
