@@ -44,7 +44,7 @@ LAYERS = [
      "custom"},
     {"nn", "amp", "optim", "data", "dataset", "ckpt_format", "serialization", "viz", "linalg",
      "cuda", "accelerator", "utils", "train", "safe_format", "atomic", "file_kinds", "distributed",
-     "samplers", "loader_workers", "dataset_ops", "sampling", "protowire", "event_file", "distributions",
+     "samplers", "loader_workers", "dataset_ops", "sampling", "protowire", "event_file", "distributions", "distribution_families",
      "torch_checkpoint", "jit"},
     {"__init__"},
     {"torch", "mindspore"},     # the faces: they may import everything, nothing imports them
