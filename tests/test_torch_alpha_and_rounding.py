@@ -45,6 +45,13 @@ def test_div_in_place_rounds_as_div(mode, expected):
         torch.tensor(A).div_(2.0, rounding_mode="round")
 
 
+def test_installing_the_neutral_in_place_methods_again_keeps_the_faces_own():
+    from eagerad.ops import inplace
+    inplace.install()             # (ops' doctest does; div_ of this face lost rounding_mode)
+    assert torch.tensor(A).div_(2.0, rounding_mode="floor").tolist() == [0.0, -4.0, 1.0]
+    assert eagerad.tensor(A).div_(2.0).tolist() == [0.5, -3.5, 1.25]
+
+
 def test_the_same_numbers_as_pytorch_where_installed():
     real = pytest.importorskip("torch")
     for name in ("add", "sub"):

@@ -25,6 +25,7 @@ import numpy as np
 from .. import backend
 from ..autograd import forward_ad
 from ..autograd.grad_mode import state as grad_state
+from ..face import FaceAttribute
 from ..tensor import Tensor, rand, randn, zeros_like
 from . import math
 from .registry import OPS, Case, U, defop
@@ -445,10 +446,14 @@ def install():
     >>> x = eagerad.tensor([0.0, 1.0], dtype=eagerad.float64); x.exp_().tolist(), x.uniform_(2.0, 3.0).min().item() >= 2.0
     ([1.0, 2.718281828459045], True)
     """
-    for name, fn in METHODS.items():
-        setattr(Tensor, name, fn)
-    for name, fn in _rewrites().items():
-        setattr(Tensor, name, fn)
+    methods = dict(METHODS)
+    methods.update(_rewrites())
     for name, draw in _SAMPLERS.items():
-        setattr(Tensor, name, _filled_with(name, draw, f"Fill in place with ``{name[:-1]}`` "
-                                                       "samples; returns self."))
+        methods[name] = _filled_with(name, draw, f"Fill in place with ``{name[:-1]}`` samples; "
+                                                 "returns self.")
+    for name, fn in methods.items():
+        current = Tensor.__dict__.get(name)
+        if isinstance(current, FaceAttribute):   # a face's version stays (torch's div_):
+            current.default = fn                 # the neutral one is what it stands in for
+        else:
+            setattr(Tensor, name, fn)

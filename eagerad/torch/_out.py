@@ -99,7 +99,7 @@ KEYWORD_OUT = {
     "eagerad.torch.linalg": """
         cholesky cholesky_ex cond cross det eig eigh eigvals eigvalsh
         householder_product inv inv_ex lu lu_factor lu_factor_ex lu_solve matmul
-        matrix_norm matrix_power multi_dot norm pinv qr slogdet solve solve_ex
+        matrix_norm matrix_power matrix_rank multi_dot norm pinv qr slogdet solve solve_ex
         solve_triangular svd svdvals tensorinv tensorsolve vecdot vector_norm""",
     "eagerad.torch.special": """
         digamma entr erf erfc erfcx erfinv exp2 expit expm1 gammaln i0 i0e i1 i1e log1p
