@@ -74,14 +74,19 @@ def remove_weight_norm(module, name="weight"):
     >>> sorted(n for n, _ in m.named_parameters())
     ['bias', 'weight']
     """
-    hooks = _hooks(module, "weight_norm")
+    return _remove(module, name, "weight_norm", ("_g", "_v"))
+
+
+def _remove(module, name, kind, suffixes):
+    """Drop ``kind``'s hook on ``name`` and the attributes it made; the weight it computed
+    last becomes the parameter ``name`` again."""
+    hooks = _hooks(module, kind)
     if name not in hooks:
-        raise ValueError(f"weight_norm of '{name}' not found in {module}")
+        raise ValueError(f"{kind} of '{name}' not found in {module}")
     hooks.pop(name).remove()
     weight = getattr(module, name).detach().clone()
-    delattr(module, name + "_g")
-    delattr(module, name + "_v")
-    delattr(module, name)
+    for suffix in suffixes + ("",):
+        delattr(module, name + suffix)
     module.register_parameter(name, Parameter(weight))
     return module
 
@@ -144,12 +149,4 @@ def remove_spectral_norm(module, name="weight"):
     >>> sorted(n for n, _ in m.named_parameters())
     ['bias', 'weight']
     """
-    hooks = _hooks(module, "spectral_norm")
-    if name not in hooks:
-        raise ValueError(f"spectral_norm of '{name}' not found in {module}")
-    hooks.pop(name).remove()
-    weight = getattr(module, name).detach().clone()
-    for suffix in ("_orig", "_u", "_v", ""):
-        delattr(module, name + suffix)
-    module.register_parameter(name, Parameter(weight))
-    return module
+    return _remove(module, name, "spectral_norm", ("_orig", "_u", "_v"))
