@@ -23,13 +23,11 @@ from .inplace import assign
 
 
 def _fans(shape):
-    """(fan_in, fan_out) of a weight: ``(out, in, *kernel)`` as in Dense/Conv."""
-    if len(shape) == 0:
-        return 1, 1
-    if len(shape) == 1:
-        return shape[0], shape[0]
-    receptive = int(np.prod(shape[2:], dtype=np.int64))
-    return shape[1] * receptive, shape[0] * receptive
+    """(fan_in, fan_out) of a weight: ``(out, in, *kernel)`` as in Dense/Conv; a 0-/1-D
+    shape (a bias drawn like a weight) counts its length both ways."""
+    if len(shape) < 2:
+        return (shape[0], shape[0]) if shape else (1, 1)
+    return init_draws.fan_in_and_fan_out(shape)
 
 
 def zeros(shape, dtype=dt.float32):
