@@ -68,3 +68,39 @@ def test_a_theta_that_does_not_fit_the_size_is_refused_naming_both():
         F.affine_grid(torch.ones(1, 3, 3), (1, 1, 2, 2))
     with pytest.raises(ValueError, match="4-D .* or 5-D"):
         F.affine_grid(torch.ones(1, 2, 3), (1, 1, 2))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_the_grid_is_pytorchs_to_the_bit_where_installed(dtype):
+    real = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    for size in [(2, 1, 28, 28), (1, 1, 7, 5), (1, 2, 3, 6, 9)]:
+        dims = len(size) - 2
+        for theta in (np.eye(dims, dims + 1)[None].repeat(size[0], 0),
+                      rng.standard_normal((size[0], dims, dims + 1))):
+            for align in (False, True):
+                ours = F.affine_grid(torch.tensor(theta, dtype=getattr(torch, dtype)), size,
+                                     align_corners=align).numpy()
+                ref = real.nn.functional.affine_grid(
+                    real.tensor(theta, dtype=getattr(real, dtype)), size, align_corners=align)
+                if np.all(theta == np.eye(dims, dims + 1)):     # (a product adds no rounding)
+                    np.testing.assert_array_equal(ours, ref.numpy())
+                else:
+                    np.testing.assert_allclose(ours, ref.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_spatial_transformer_at_the_identity_gets_pytorchs_gradient_where_installed():
+    # Under the identity map the sampling points sit on pixel boundaries, where bilinear
+    # sampling's gradient in the grid jumps: float32 grid points a rounding away from
+    # PyTorch's gave theta another gradient, and the tutorial's STN trained differently.
+    real = pytest.importorskip("torch")
+    image = np.random.default_rng(5).standard_normal((2, 1, 12, 12)).astype(np.float32)
+    grads = []
+    for fw, fn in ((torch, F), (real, real.nn.functional)):
+        theta = fw.tensor(np.eye(2, 3, dtype=np.float32)[None].repeat(2, 0), requires_grad=True)
+        out = fn.grid_sample(fw.tensor(image), fn.affine_grid(theta, (2, 1, 12, 12),
+                                                              align_corners=False),
+                             align_corners=False)
+        (out * fw.tensor(image)).sum().backward()
+        grads.append(theta.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-4, atol=1e-5)

@@ -191,6 +191,23 @@ grid_sampler_3d.__doc__ = """PyTorch's ``torch.grid_sampler_3d``: ``grid_sampler
 """
 
 
+def _centres(k, align_corners, dtype):
+    """The normalised pixel centres along an axis of ``k`` pixels, computed as PyTorch
+    computes them in ``dtype`` (its linspace's fused multiply-add, then ``* (k - 1) / k``):
+    the grid points then fall on the same side of a pixel boundary as PyTorch's -- under
+    the identity map exactly on one, where bilinear sampling's gradient in the grid jumps
+    (the spatial transformer's start: its localisation net learnt differently)."""
+    real = dtype.type
+    if k <= 1:
+        return np.zeros(k, dtype)
+    wide = np.float64 if dtype.itemsize <= 4 else np.longdouble     # (one rounding, as FMA)
+    step, index = real(2) / real(k - 1), np.arange(k)
+    low = (wide(-1) + wide(step) * index).astype(dtype)
+    high = (wide(1) - wide(step) * (k - 1 - index)).astype(dtype)
+    values = np.where(index < k // 2, low, high)
+    return values if align_corners else values * real(k - 1) / real(k)
+
+
 def affine_grid(theta, size, align_corners=None):
     """The sampling grid of the affine maps ``theta`` for an output of ``size``: (N, H, W, 2)
     for theta (N, 2, 3) and size (N, C, H, W), (N, D, H, W, 3) for theta (N, 3, 4) and size
@@ -202,6 +219,7 @@ def affine_grid(theta, size, align_corners=None):
     [[[[-0.5, 0.0], [0.5, 0.0]]]]
     """
     (theta,) = _floats("affine_grid", theta)
+    dtype = np.dtype(theta.dtype)
     size = tuple(int(s) for s in size)
     spatial = size[2:]
     dims = len(spatial)
@@ -210,12 +228,7 @@ def affine_grid(theta, size, align_corners=None):
             else "a 4-D (2-D images) or 5-D (volumes) size"
         raise ValueError(f"affine_grid: expected theta of shape {want}, got theta of shape "
                          f"{tuple(theta.shape)} and size {list(size)}")
-
-    def axis(k):        # pixel centres along one axis, normalised
-        if align_corners:
-            return np.linspace(-1.0, 1.0, k) if k > 1 else np.zeros(k)
-        return (np.arange(k) * 2.0 + 1.0) / k - 1.0
-    mesh = np.meshgrid(*(axis(k) for k in spatial), indexing="ij")
-    points = [m.ravel() for m in reversed(mesh)] + [np.ones(mesh[0].size)]
-    base = Tensor(np.stack(points, 1).astype(theta.dtype), device=theta.device)
+    mesh = np.meshgrid(*(_centres(k, align_corners, dtype) for k in spatial), indexing="ij")
+    points = [m.ravel() for m in reversed(mesh)] + [np.ones(mesh[0].size, dtype)]
+    base = Tensor(np.stack(points, 1), device=theta.device)
     return matmul(base, swapaxes(theta, 1, 2)).reshape(size[:1] + spatial + (dims,))
