@@ -105,6 +105,7 @@ def __getattr__(name):
 
 # ----------------------------------------------------------------------------- more of
 # PyTorch's functional names, built from differentiable ops (derivatives of any order)
+from ..ops.grid_sample import grid_sample  # noqa: E402  (the core op, every mode)
 from ..ops.nn_ops import reduce_loss as _reduce_loss  # noqa: E402
 from ..ops.norms import vector_norm as _vector_norm  # noqa: E402
 from ..tensor import tensor as _index  # noqa: E402
@@ -552,49 +553,3 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if weight is not None:
         out = out * weight.reshape(shape)
     return out + bias.reshape(shape) if bias is not None else out
-
-
-def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """Sample ``input`` (N, C, H, W) at the points of ``grid`` (N, Ho, Wo, 2), given as
-    (x, y) in [-1, 1]; ``mode`` 'bilinear' or 'nearest', ``padding_mode`` 'zeros' or
-    'border'.  Differentiable in ``input`` and (bilinear) in ``grid``.
-
-    >>> img = eagerad.tensor([[[[0.0, 1.0], [2.0, 3.0]]]])
-    >>> grid_sample(img, eagerad.tensor([[[[0.0, 0.0]]]]), align_corners=True).item()
-    1.5
-    """
-    if input.ndim != 4 or grid.ndim != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
-        raise ValueError(f"grid_sample: input must be (N, C, H, W) and grid (N, Ho, Wo, 2), got "
-                         f"{tuple(input.shape)} and {tuple(grid.shape)}")
-    if mode not in ("bilinear", "nearest") or padding_mode not in ("zeros", "border"):
-        raise ValueError(f"grid_sample: mode {mode!r} / padding_mode {padding_mode!r} not "
-                         "supported (bilinear or nearest; zeros or border)")
-    n, c, h, w = input.shape
-    ho, wo = grid.shape[1], grid.shape[2]
-
-    def unnormalize(coord, size):
-        if align_corners:
-            out = (coord + 1) * ((size - 1) / 2)
-        else:
-            out = ((coord + 1) * size - 1) / 2
-        return ops.clamp(out, 0, size - 1) if padding_mode == "border" else out
-
-    ix, iy = unnormalize(grid[..., 0], w), unnormalize(grid[..., 1], h)
-    flat = input.reshape(n, c, h * w)
-
-    def corner(x, y):
-        """Values at integer pixel (x, y) (zeros outside), shape (N, C, Ho, Wo)."""
-        inside = (x >= 0) & (x <= w - 1) & (y >= 0) & (y <= h - 1)
-        xi, yi = ops.clamp(x, 0, w - 1), ops.clamp(y, 0, h - 1)
-        index = (yi * w + xi).astype("int64").reshape(n, 1, ho * wo)
-        index = ops.broadcast_to(index, (n, c, ho * wo))
-        vals = ops.take_along_dim(flat, index, 2).reshape(n, c, ho, wo)
-        return ops.where(inside.reshape(n, 1, ho, wo), vals, vals * 0)
-
-    if mode == "nearest":
-        return corner(ops.round(ix.detach()), ops.round(iy.detach()))
-    x0, y0 = ops.floor(ix.detach()), ops.floor(iy.detach())
-    wx, wy = (ix - x0).reshape(n, 1, ho, wo), (iy - y0).reshape(n, 1, ho, wo)
-    top = corner(x0, y0) * (1 - wx) + corner(x0 + 1, y0) * wx
-    bottom = corner(x0, y0 + 1) * (1 - wx) + corner(x0 + 1, y0 + 1) * wx
-    return top * (1 - wy) + bottom * wy

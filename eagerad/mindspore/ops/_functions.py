@@ -13,7 +13,7 @@ import math as _math
 import numpy as np
 
 from ... import ops as _core
-from ...ops.grid_sample import affine_grid as _affine_grid
+from ...ops.grid_sample import affine_grid as _affine_grid, grid_sample as _grid_sample
 from ...ops.nn_ops import reduce_loss as _reduce_loss
 from .._face import Tensor as _Tensor
 
@@ -907,38 +907,16 @@ def affine_grid(theta, size, align_corners=False):
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=False):
-    """``input`` (N, C, H, W) sampled bilinearly at the normalised points ``grid``
-    (N, Ho, Wo, 2) (x, y in [-1, 1]); points outside read zeros.
+    """``input`` (N, C, H, W) sampled at the normalised points ``grid`` (N, Ho, Wo, 2) (x, y in
+    [-1, 1]; 5-D input with a 3-D grid too): ``mode`` 'bilinear', 'nearest' or 'bicubic',
+    ``padding_mode`` 'zeros', 'border' or 'reflection' (the core op both faces share).
 
     >>> import eagerad.mindspore as ms
     >>> img = ms.Tensor([[[[0.0, 1.0], [2.0, 3.0]]]])
     >>> grid_sample(img, ms.Tensor([[[[0.0, 0.0]]]]), align_corners=True).numpy().ravel().tolist()
     [1.5]
     """
-    if mode != "bilinear" or padding_mode != "zeros":
-        raise ValueError(f"grid_sample: only mode='bilinear' with padding_mode='zeros' is "
-                         f"supported, got mode={mode!r}, padding_mode={padding_mode!r}")
-    n, c, h, w = input.shape
-    _, ho, wo, _ = grid.shape
-
-    def pixel(coord, size):
-        return (coord + 1) * (0.5 * (size - 1)) if align_corners else ((coord + 1) * size - 1) * 0.5
-    ix, iy = pixel(grid[..., 0], w), pixel(grid[..., 1], h)
-    x0, y0 = np.floor(_np(ix)).astype(np.int64), np.floor(_np(iy)).astype(np.int64)
-    fx, fy = ix - _Tensor(x0.astype(_np(ix).dtype)), iy - _Tensor(y0.astype(_np(iy).dtype))
-    flat = input.reshape((n, c, h * w))
-    out = None
-    for dy, wy in ((0, 1 - fy), (1, fy)):
-        for dx, wx in ((0, 1 - fx), (1, fx)):
-            xs, ys = x0 + dx, y0 + dy
-            inside = ((xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)).astype(_np(ix).dtype)
-            index = (np.clip(ys, 0, h - 1) * w + np.clip(xs, 0, w - 1)).reshape(n, 1, -1)
-            picked = _core.gather_elements(flat, 2, _Tensor(np.broadcast_to(
-                index, (n, c, ho * wo)).copy()))
-            weight = (wx * wy * _Tensor(inside)).reshape((n, 1, ho * wo))
-            term = picked * weight
-            out = term if out is None else out + term
-    return out.reshape((n, c, ho, wo))
+    return _grid_sample(input, grid, mode, padding_mode, align_corners)
 
 
 def depend(value, expr):
