@@ -87,12 +87,14 @@ class HeUniform(Initializer):
     True
     """
 
+    _distribution = "uniform"
+
     def __init__(self, negative_slope=0, mode="fan_in", nonlinearity="leaky_relu"):
         self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
 
     def _draw(self, shape, dtype):
         return _tensor(_draws.kaiming(shape, self.negative_slope, self.mode, self.nonlinearity,
-                                      "uniform"), dtype)
+                                      self._distribution), dtype)
 
 
 class HeNormal(HeUniform):
@@ -101,10 +103,7 @@ class HeNormal(HeUniform):
     >>> HeNormal(mode="fan_out")((64, 32, 3, 3)).shape
     (64, 32, 3, 3)
     """
-
-    def _draw(self, shape, dtype):
-        return _tensor(_draws.kaiming(shape, self.negative_slope, self.mode, self.nonlinearity,
-                                      "normal"), dtype)
+    _distribution = "normal"
 
 
 class XavierNormal(Initializer):
