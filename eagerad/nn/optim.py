@@ -517,6 +517,15 @@ def _betas(learning_rate, lr, default_lr, beta1, beta2, betas, b1_default=0.9, b
                              high=1.0, high_open=True)}
 
 
+def _moments(state, g, b1, b2):
+    """Adam's moment estimates updated with ``g`` (started at the first step) and stored in
+    ``state`` as ``exp_avg`` and ``exp_avg_sq``: ``(m, v)``."""
+    m, v = state.get("exp_avg"), state.get("exp_avg_sq")
+    m = state["exp_avg"] = g * (1.0 - b1) if m is None else m * b1 + g * (1.0 - b1)
+    v = state["exp_avg_sq"] = g * g * (1.0 - b2) if v is None else v * b2 + g * g * (1.0 - b2)
+    return m, v
+
+
 def _decayed(g, p, group):
     """``g + weight_decay * p`` (L2 penalty folded into the gradient), as PyTorch."""
     return g + p * group["weight_decay"] if group["weight_decay"] else g
@@ -562,10 +571,7 @@ class Adam(Optimizer):
             p = p * (1.0 - lr * wd)
         elif wd:
             g = g + p * wd
-        m, v = state.get("exp_avg"), state.get("exp_avg_sq")
-        m = g * (1.0 - b1) if m is None else m * b1 + g * (1.0 - b1)
-        v = g * g * (1.0 - b2) if v is None else v * b2 + g * g * (1.0 - b2)
-        state["exp_avg"], state["exp_avg_sq"] = m, v
+        m, v = _moments(state, g, b1, b2)
         if group.get("amsgrad"):
             best = state.get("max_exp_avg_sq")
             v = state["max_exp_avg_sq"] = v if best is None else best.maximum(v)
@@ -799,9 +805,7 @@ class NAdam(Optimizer):
         mu = b1 * (1.0 - 0.5 * 0.96 ** (t * psi))
         mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))
         product = state["mu_product"] = state.get("mu_product", 1.0) * mu
-        m, v = state.get("exp_avg"), state.get("exp_avg_sq")
-        m = state["exp_avg"] = g * (1.0 - b1) if m is None else m * b1 + g * (1.0 - b1)
-        v = state["exp_avg_sq"] = g * g * (1.0 - b2) if v is None else v * b2 + g * g * (1.0 - b2)
+        m, v = _moments(state, g, b1, b2)
         denom = (v / (1.0 - b2 ** t)).sqrt() + group["eps"]
         lr = group["lr"]
         return p - g / denom * (lr * (1.0 - mu) / (1.0 - product)) \

@@ -10,7 +10,7 @@ which tames Adam's first steps without a warm-up schedule.
 """
 import math
 
-from .optim import Optimizer, _betas, _number, _torch_options
+from .optim import Optimizer, _betas, _moments, _number, _torch_options
 
 
 class RAdam(Optimizer):
@@ -50,9 +50,7 @@ class RAdam(Optimizer):
             p = p * (1.0 - lr * wd)
         elif wd:
             g = g + p * wd
-        m, v = state.get("exp_avg"), state.get("exp_avg_sq")
-        m = state["exp_avg"] = g * (1.0 - b1) if m is None else m * b1 + g * (1.0 - b1)
-        v = state["exp_avg_sq"] = g * g * (1.0 - b2) if v is None else v * b2 + g * g * (1.0 - b2)
+        m, v = _moments(state, g, b1, b2)
         correction2 = 1.0 - b2 ** t
         step = m * (lr / (1.0 - b1 ** t))
         rho_inf = 2.0 / (1.0 - b2) - 1.0
